@@ -1,0 +1,99 @@
+// The case file as plain data (DESIGN.md "Case files"). Filled and validated by
+// load_case(); everything downstream reads only this struct, never YAML.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace weft {
+
+struct MeshSpec {
+  std::string generator;        // grid | disk | sphere | box | cylinder ; empty when file is set
+  std::string file;             // .obj or .msh path (relative paths resolve against the case file's folder)
+  Vec3 size{1.0, 1.0, 1.0};     // grid: [x, z] in size[0], size[1]; box: full extents
+  std::array<int, 2> resolution{16, 16};  // grid: vertices per side; disk/cylinder: [radial/around, rings/along]
+  double jitter = 0.0;          // grid: 0..0.4 of the spacing, interior vertices only
+  double radius = 0.5;          // disk, sphere, cylinder
+  double height = 1.0;          // cylinder
+  int subdivisions = 3;         // sphere (icosphere)
+  unsigned seed = 1;            // jitter seed
+};
+
+struct TransformSpec {
+  Vec3 translate{0, 0, 0};
+  double rotate_deg = 0.0;
+  Vec3 rotate_axis{0, 1, 0};
+  double scale = 1.0;
+};
+
+struct MaterialSpec {
+  std::string model = "neo_hookean";  // neo_hookean | stvk
+  double density = 472.6;             // kg/m^3
+  double youngs = 8.0e5;              // Pa
+  double poisson = 0.243;
+  double thickness = 3.18e-4;         // m
+  double bending_youngs = -1.0;       // Pa; < 0 means "same as youngs"; 0 disables bending
+};
+
+// Scripted motion of pins and obstacles: translation at a velocity plus rotation about an
+// axis through a centre, both starting at t = 0 (and optionally stopping at `until`).
+struct MotionSpec {
+  Vec3 velocity{0, 0, 0};
+  Vec3 rotate_axis{0, 1, 0};
+  Vec3 rotate_center{0, 0, 0};
+  double deg_per_s = 0.0;
+  double start = 0.0;           // s
+  double until = 1e30;          // s
+  bool moving() const { return velocity.squaredNorm() > 0 || deg_per_s != 0; }
+};
+
+struct PinSpec {
+  Vec3 box_min, box_max;        // world coordinates after the transform
+  MotionSpec motion;
+};
+
+struct ObjectSpec {
+  std::string name;
+  std::string kind = "shell";   // shell | obstacle (rod | particles | volume | rigid: later issues)
+  MeshSpec mesh;
+  TransformSpec transform;
+  MaterialSpec material;
+  double strain_limit = 0.0;    // max singular value; 0 = none
+  double strain_threshold = 1.0;  // s_hat of eq. 5: the barrier is active above this stretch
+  double offset = 0.0;          // xi, thickness offset
+  double friction = -1.0;       // < 0: use contact.friction
+  std::vector<PinSpec> pins;
+  Vec3 initial_velocity{0, 0, 0};
+  MotionSpec motion;            // obstacles
+};
+
+struct LinearSpec {
+  std::string ksp;              // empty: weft's default (see solver/linear_system.cpp)
+  std::string pc;
+  double rtol = 1e-6;
+};
+
+struct CaseSpec {
+  std::string path;             // the file it came from
+  std::string name = "case";
+  double dt = 0.04;
+  int frames = 50;
+  Vec3 gravity{0, -9.81, 0};
+  std::string method = "cipc";
+  double newton_tol = 1e-2;     // on ||p||_inf / h, in m/s
+  int max_newton = 200;
+  LinearSpec linear;
+  double dhat = 1e-3;
+  double friction = 0.0;
+  int friction_iterations = 1;
+  double epsilon_v = 1e-3;      // friction smoothing velocity, m/s
+  double kappa_s = 1.0e3;       // strain-limit barrier stiffness, Pa (C-IPC section 4.1)
+  std::string output_file = "out/case.h5";
+  int output_every = 1;
+  int checkpoint_every = 10;
+  std::vector<ObjectSpec> objects;
+};
+
+}  // namespace weft

@@ -1,0 +1,543 @@
+#include "io/case_loader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/case_overrides.hpp"
+#include "io/case_schema.hpp"
+#include "mesh/build_object_mesh.hpp"
+#include "mesh/generators.hpp"
+#include "mesh/readers.hpp"
+
+namespace weft {
+
+namespace {
+
+namespace cs = case_schema;
+namespace fs = std::filesystem;
+using Words = std::vector<std::string>;
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+std::string describe(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar: {
+      std::string s = n.Scalar();
+      if (s.size() > 40) s = s.substr(0, 40) + "...";
+      return "'" + s + "'";
+    }
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+bool contains(const Words& w, const std::string& s) {
+  for (const std::string& x : w)
+    if (x == s) return true;
+  return false;
+}
+
+// The file name for messages plus the key paths that --set changed.
+struct Ctx {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> overridden;  // (normalised path, assignment)
+
+  std::string origin(const std::string& path) const {
+    for (auto it = overridden.rbegin(); it != overridden.rend(); ++it) {
+      const std::string& p = it->first;
+      if (path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                        (path[p.size()] == '.' || path[p.size()] == '[')))
+        return " (from --set " + it->second + ")";
+    }
+    return "";
+  }
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw InputError(file + ": " + (path.empty() ? "" : path + ": ") + msg + origin(path));
+  }
+  [[noreturn]] void fail_plain(const std::string& msg, const std::string& path = "") const {
+    throw InputError(file + ": " + msg + origin(path));
+  }
+  [[noreturn]] void range(const std::string& path, const std::string& expected, double got) const {
+    fail(path, "must be " + expected + " (got " + fmt(got) + ")");
+  }
+};
+
+double to_number(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v)) c.fail(path, "expected a number, got " + describe(n));
+  if (!std::isfinite(v)) c.fail(path, "expected a finite number, got " + describe(n));
+  return v;
+}
+
+long long to_integer(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  long long v = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v))
+    c.fail(path, "expected an integer, got " + describe(n));
+  return v;
+}
+
+int to_int(const Ctx& c, const YAML::Node& n, const std::string& path, long long lo, long long hi,
+           const std::string& expected) {
+  long long v = to_integer(c, n, path);
+  if (v < lo || v > hi) c.fail(path, "must be " + expected + " (got " + std::to_string(v) + ")");
+  return static_cast<int>(v);
+}
+
+std::string to_text(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  if (!n.IsScalar()) c.fail(path, "expected a string, got " + describe(n));
+  return n.Scalar();
+}
+
+bool to_bool(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  bool v = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) c.fail(path, "expected true or false, got " + describe(n));
+  return v;
+}
+
+std::vector<double> to_numbers(const Ctx& c, const YAML::Node& n, const std::string& path, std::size_t count,
+                               const std::string& expected) {
+  if (!n.IsSequence() || n.size() != count) c.fail(path, "expected " + expected + ", got " + describe(n) +
+                                                       (n.IsSequence() ? " of " + std::to_string(n.size()) : ""));
+  std::vector<double> v;
+  for (std::size_t i = 0; i < count; ++i) v.push_back(to_number(c, n[i], cs::item(path, i)));
+  return v;
+}
+
+Vec3 to_vec3(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  std::vector<double> v = to_numbers(c, n, path, 3, "a list of 3 numbers [x, y, z]");
+  return Vec3(v[0], v[1], v[2]);
+}
+
+std::string to_choice(const Ctx& c, const YAML::Node& n, const std::string& path, const Words& choices) {
+  std::string s = to_text(c, n, path);
+  if (!contains(choices, s)) c.fail(path, "expected one of: " + cs::join(choices) + " (got '" + s + "')");
+  return s;
+}
+
+// A mapping in the case, checked against the schema on construction. Absent and null
+// mappings read as empty.
+class MapNode {
+ public:
+  MapNode(const Ctx& c, const YAML::Node& n, std::string path) : c_(c), n_(n), path_(std::move(path)) {
+    if (!n_.IsDefined() || n_.IsNull()) {
+      empty_ = true;
+      return;
+    }
+    if (!n_.IsMap()) c_.fail(path_, "expected a mapping {key: value, ...}, got " + describe(n_));
+    const Words* allowed = cs::keys(cs::pattern_of(path_));
+    std::set<std::string> seen;
+    for (auto it = n_.begin(); it != n_.end(); ++it) {
+      if (!it->first.IsScalar())
+        c_.fail(path_, "keys must be plain words, got " + describe(it->first));
+      const std::string k = it->first.Scalar();
+      if (allowed && !contains(*allowed, k))
+        c_.fail_plain("unknown key '" + cs::child(path_, k) + "' (expected one of: " + cs::join(*allowed) + ")",
+                      cs::child(path_, k));
+      if (!seen.insert(k).second) c_.fail(cs::child(path_, k), "duplicate key");
+    }
+  }
+
+  bool has(const std::string& k) const { return !empty_ && n_[k].IsDefined(); }
+  YAML::Node get(const std::string& k) const { return empty_ ? YAML::Node() : n_[k]; }
+  std::string at(const std::string& k) const { return cs::child(path_, k); }
+  const std::string& path() const { return path_; }
+  Words present() const {
+    Words w;
+    if (!empty_)
+      for (auto it = n_.begin(); it != n_.end(); ++it) w.push_back(it->first.Scalar());
+    return w;
+  }
+  MapNode map(const std::string& k) const { return MapNode(c_, get(k), at(k)); }
+
+  double number(const std::string& k, double def) const { return has(k) ? to_number(c_, get(k), at(k)) : def; }
+  std::string text(const std::string& k, const std::string& def) const {
+    return has(k) ? to_text(c_, get(k), at(k)) : def;
+  }
+  Vec3 vec3(const std::string& k, const Vec3& def) const { return has(k) ? to_vec3(c_, get(k), at(k)) : def; }
+
+  // number(k) with a range check; `ok` says whether v is acceptable, `expected` describes it.
+  template <class Ok>
+  double number(const std::string& k, double def, Ok ok, const std::string& expected) const {
+    double v = number(k, def);
+    if (has(k) && !ok(v)) c_.range(at(k), expected, v);
+    return v;
+  }
+  int integer(const std::string& k, int def, long long lo, long long hi, const std::string& expected) const {
+    return has(k) ? to_int(c_, get(k), at(k), lo, hi, expected) : def;
+  }
+
+ private:
+  const Ctx& c_;
+  YAML::Node n_;
+  std::string path_;
+  bool empty_ = false;
+};
+
+auto positive = [](double v) { return v > 0; };
+auto non_negative = [](double v) { return v >= 0; };
+constexpr long long kIntMax = std::numeric_limits<int>::max();
+
+// Keys of `m` must all be in `allowed`; otherwise "is not used by ...".
+void only_keys(const Ctx& c, const MapNode& m, const Words& allowed, const std::string& by, const Words& takes) {
+  for (const std::string& k : m.present())
+    if (!contains(allowed, k)) c.fail(m.at(k), "is not used by " + by + " (it takes: " + cs::join(takes) + ")");
+}
+
+MotionSpec parse_motion(const Ctx& c, const MapNode& m) {
+  MotionSpec mo;
+  MapNode tr = m.map("translate");
+  mo.velocity = tr.vec3("velocity", mo.velocity);
+  MapNode ro = m.map("rotate");
+  mo.rotate_axis = ro.vec3("axis", mo.rotate_axis);
+  if (!(mo.rotate_axis.norm() > 0)) c.fail(ro.at("axis"), "must be a non-zero vector");
+  mo.rotate_axis.normalize();
+  mo.rotate_center = ro.vec3("center", mo.rotate_center);
+  mo.deg_per_s = ro.number("deg_per_s", mo.deg_per_s);
+  mo.start = m.number("start", mo.start, non_negative, ">= 0 (seconds)");
+  mo.until = m.number("until", mo.until);
+  if (m.has("until") && !(mo.until > mo.start))
+    c.fail(m.at("until"), "must be > start (" + fmt(mo.start) + " s) (got " + fmt(mo.until) + ")");
+  return mo;
+}
+
+// resolution as [a, b] (or a single number for both when `single_ok`).
+std::array<int, 2> parse_pair(const Ctx& c, const MapNode& m, const std::string& k, std::array<int, 2> def,
+                              bool single_ok, const std::array<int, 2>& lo, const std::string& what) {
+  if (!m.has(k)) return def;
+  const YAML::Node n = m.get(k);
+  const std::string path = m.at(k);
+  if (single_ok && n.IsScalar()) {
+    int v = to_int(c, n, path, std::max(lo[0], lo[1]), kIntMax, ">= " + std::to_string(std::max(lo[0], lo[1])));
+    return {v, v};
+  }
+  if (!n.IsSequence() || n.size() != 2)
+    c.fail(path, "expected " + what + ", got " + describe(n) + (n.IsSequence() ? " of " + std::to_string(n.size()) : ""));
+  std::array<int, 2> r;
+  for (int i = 0; i < 2; ++i)
+    r[i] = to_int(c, n[i], cs::item(path, i), lo[i], kIntMax, ">= " + std::to_string(lo[i]));
+  return r;
+}
+
+MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir) {
+  MeshSpec ms;
+  const bool gen = m.has("generator"), file = m.has("file");
+  if (gen && file) c.fail(m.path(), "give either 'generator' or 'file', not both");
+  if (!gen && !file) c.fail(m.path(), "needs 'generator' (grid, disk, sphere, box, cylinder) or 'file' (.obj, .msh)");
+  if (file) {
+    only_keys(c, m, {"file"}, "a mesh file", {"file"});
+    std::string f = to_text(c, m.get("file"), m.at("file"));
+    if (f.empty()) c.fail(m.at("file"), "must not be empty");
+    fs::path p(f);
+    if (p.is_relative()) p = fs::path(case_dir) / p;
+    std::error_code ec;
+    fs::path abs = fs::absolute(p, ec);
+    if (!ec) p = abs;
+    p = p.lexically_normal();
+    const auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) c.fail(m.at("file"), "mesh file not found: '" + p.string() + "'");
+    if (fs::is_directory(st)) c.fail(m.at("file"), "is a directory, not a mesh file: '" + p.string() + "'");
+    if (!mesh_format_supported(p.string()))
+      c.fail(m.at("file"), "unsupported mesh format '" + p.extension().string() + "' (expected .obj or .msh)");
+    ms.file = p.string();
+    return ms;
+  }
+  ms.generator = to_choice(c, m.get("generator"), m.at("generator"), {"grid", "disk", "sphere", "box", "cylinder"});
+  const std::string by = "generator '" + ms.generator + "'";
+  auto radius = [&] { ms.radius = m.number("radius", ms.radius, positive, "> 0"); };
+  if (ms.generator == "grid") {
+    const Words takes = {"size", "resolution", "jitter", "seed"};
+    Words allowed = takes;
+    allowed.push_back("generator");
+    only_keys(c, m, allowed, by, takes);
+    if (m.has("size")) {
+      const YAML::Node n = m.get("size");
+      if (n.IsScalar()) {
+        double s = to_number(c, n, m.at("size"));
+        if (!(s > 0)) c.range(m.at("size"), "> 0", s);
+        ms.size = Vec3(s, s, 0);
+      } else {
+        std::vector<double> v = to_numbers(c, n, m.at("size"), 2, "[size_x, size_z] (or one number)");
+        for (int i = 0; i < 2; ++i)
+          if (!(v[i] > 0)) c.range(cs::item(m.at("size"), i), "> 0", v[i]);
+        ms.size = Vec3(v[0], v[1], 0);
+      }
+    } else {
+      ms.size = Vec3(1, 1, 0);
+    }
+    ms.resolution = parse_pair(c, m, "resolution", {16, 16}, true, {2, 2},
+                               "[vertices along x, vertices along z] (or one number)");
+    ms.jitter = m.number("jitter", 0.0, [](double v) { return v >= 0 && v <= 0.4; }, "in [0, 0.4]");
+    if (m.has("seed")) {
+      long long s = to_integer(c, m.get("seed"), m.at("seed"));
+      if (s < 0 || s > 4294967295LL) c.fail(m.at("seed"), "must be in [0, 4294967295] (got " + std::to_string(s) + ")");
+      ms.seed = static_cast<unsigned>(s);
+    }
+  } else if (ms.generator == "disk") {
+    const Words takes = {"radius", "resolution"};
+    only_keys(c, m, {"generator", "radius", "resolution"}, by, takes);
+    radius();
+    ms.resolution = parse_pair(c, m, "resolution", {48, 8}, false, {3, 1}, "[segments on the rim, rings]");
+    const int need = disk_min_segments(ms.resolution[1]);
+    if (ms.resolution[0] < need)
+      c.fail(cs::item(m.at("resolution"), 0), "must be >= " + std::to_string(need) + " for " +
+                                                  std::to_string(ms.resolution[1]) + " rings (got " +
+                                                  std::to_string(ms.resolution[0]) + "); 6 * rings is a good choice");
+  } else if (ms.generator == "sphere") {
+    const Words takes = {"radius", "subdivisions"};
+    only_keys(c, m, {"generator", "radius", "subdivisions"}, by, takes);
+    radius();
+    ms.subdivisions = m.integer("subdivisions", 3, 0, 8, "in [0, 8]");
+  } else if (ms.generator == "box") {
+    const Words takes = {"size", "resolution"};
+    only_keys(c, m, {"generator", "size", "resolution"}, by, takes);
+    ms.size = m.vec3("size", Vec3(1, 1, 1));
+    for (int i = 0; i < 3; ++i)
+      if (!(ms.size[i] > 0)) c.range(cs::item(m.at("size"), i), "> 0", ms.size[i]);
+    const int r = m.integer("resolution", 2, 2, kIntMax, ">= 2 (vertices along the longest edge)");
+    ms.resolution = {r, r};
+  } else {  // cylinder
+    const Words takes = {"radius", "height", "resolution", "capped"};
+    only_keys(c, m, {"generator", "radius", "height", "resolution", "capped"}, by, takes);
+    radius();
+    ms.height = m.number("height", ms.height, positive, "> 0");
+    ms.capped = m.has("capped") ? to_bool(c, m.get("capped"), m.at("capped")) : true;
+    const int seg = 32;
+    const double edge = 2 * 3.14159265358979323846 * ms.radius / seg;
+    const long long rings = std::max(2LL, std::llround(std::min(ms.height / edge, 1e6)) + 1);
+    ms.resolution = parse_pair(c, m, "resolution", {seg, static_cast<int>(rings)}, false, {3, 2},
+                               "[segments around, rings along the axis]");
+  }
+  return ms;
+}
+
+TransformSpec parse_transform(const Ctx& c, const MapNode& m) {
+  TransformSpec t;
+  t.translate = m.vec3("translate", t.translate);
+  if (m.has("rotate")) {
+    std::vector<double> r = to_numbers(c, m.get("rotate"), m.at("rotate"), 4, "[degrees, axis_x, axis_y, axis_z]");
+    t.rotate_deg = r[0];
+    t.rotate_axis = Vec3(r[1], r[2], r[3]);
+    if (t.rotate_deg != 0 && !(t.rotate_axis.norm() > 0)) c.fail(m.at("rotate"), "the rotation axis must be non-zero");
+  }
+  t.scale = m.number("scale", t.scale, positive, "> 0");
+  return t;
+}
+
+MaterialSpec parse_material(const Ctx& c, const MapNode& m) {
+  MaterialSpec mat;
+  if (m.has("model")) mat.model = to_choice(c, m.get("model"), m.at("model"), {"neo_hookean", "stvk"});
+  mat.density = m.number("density", mat.density, positive, "> 0 (kg/m^3)");
+  mat.youngs = m.number("youngs", mat.youngs, positive, "> 0 (Pa)");
+  mat.poisson = m.number("poisson", mat.poisson, [](double v) { return v > -1 && v < 0.5; }, "in (-1, 0.5)");
+  mat.thickness = m.number("thickness", mat.thickness, positive, "> 0 (m)");
+  mat.bending_youngs = m.number("bending_youngs", mat.bending_youngs, non_negative, ">= 0 (Pa; 0 disables bending)");
+  return mat;
+}
+
+PinSpec parse_pin(const Ctx& c, const MapNode& m) {
+  PinSpec p;
+  if (!m.has("box")) c.fail(m.path(), "missing required key 'box' ([[min_x, min_y, min_z], [max_x, max_y, max_z]])");
+  const YAML::Node b = m.get("box");
+  const std::string bp = m.at("box");
+  if (!b.IsSequence() || b.size() != 2)
+    c.fail(bp, "expected [[min_x, min_y, min_z], [max_x, max_y, max_z]], got " + describe(b) +
+                   (b.IsSequence() ? " of " + std::to_string(b.size()) : ""));
+  p.box_min = to_vec3(c, b[0], cs::item(bp, 0));
+  p.box_max = to_vec3(c, b[1], cs::item(bp, 1));
+  for (int i = 0; i < 3; ++i)
+    if (p.box_min[i] > p.box_max[i])
+      c.fail(bp, "min must be <= max in every coordinate (coordinate " + std::to_string(i) + ": " +
+                     fmt(p.box_min[i]) + " > " + fmt(p.box_max[i]) + ")");
+  p.motion = parse_motion(c, m.map("motion"));
+  return p;
+}
+
+ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& path, std::size_t index,
+                        const std::string& case_dir) {
+  // The kind first: an unsupported kind is the real problem, not its unknown keys.
+  const Words kinds = {"shell", "obstacle"}, later = {"rod", "particles", "volume", "rigid"};
+  if (n.IsMap() && n["kind"].IsDefined()) {
+    const YAML::Node k = n["kind"];
+    std::string kind = to_text(c, k, cs::child(path, "kind"));
+    if (contains(later, kind))
+      c.fail(cs::child(path, "kind"), "'" + kind + "' is not supported yet (supported: " + cs::join(kinds) + ")");
+    if (!contains(kinds, kind))
+      c.fail(cs::child(path, "kind"), "expected one of: " + cs::join(kinds) + " (got '" + kind + "')");
+  }
+  if (!n.IsMap()) c.fail(path, "expected a mapping {name: ..., kind: ..., mesh: ...}, got " + describe(n));
+  MapNode m(c, n, path);
+  ObjectSpec o;
+  o.name = m.text("name", "object" + std::to_string(index));
+  if (o.name.empty()) c.fail(m.at("name"), "must not be empty");
+  o.kind = m.text("kind", "shell");
+  if (o.kind == "obstacle") {
+    const Words takes = {"name", "kind", "mesh", "transform", "contact", "motion"};
+    only_keys(c, m, takes, "kind 'obstacle' (obstacles are kinematic)", takes);
+  } else {
+    for (const std::string& k : m.present())
+      if (k == "motion")
+        c.fail(m.at(k), "is not used by kind 'shell' (move a shell through pins[].motion; only obstacles take 'motion')");
+  }
+  if (!m.has("mesh")) c.fail_plain("missing required key '" + m.at("mesh") + "'");
+  {
+    const YAML::Node mn = m.get("mesh");
+    if (!mn.IsMap()) c.fail(m.at("mesh"), "expected a mapping {generator: ...} or {file: ...}, got " + describe(mn));
+  }
+  o.mesh = parse_mesh(c, m.map("mesh"), case_dir);
+  o.transform = parse_transform(c, m.map("transform"));
+
+  o.material = parse_material(c, m.map("material"));
+
+  if (m.has("strain_limit")) {
+    MapNode sl = m.map("strain_limit");
+    if (!sl.has("max")) c.fail_plain("missing required key '" + sl.at("max") + "' (the largest allowed stretch, e.g. 1.06)");
+    o.strain_threshold = sl.number("threshold", 1.0, [](double v) { return v >= 1; }, ">= 1");
+    o.strain_limit = sl.number("max", 0.0);
+    if (!(o.strain_limit >= 1)) c.range(sl.at("max"), ">= 1 (a stretch ratio; 1.06 allows 6%)", o.strain_limit);
+    if (!(o.strain_limit > o.strain_threshold))
+      c.fail(sl.at("max"), "must be > strain_limit.threshold = " + fmt(o.strain_threshold) + " (got " +
+                               fmt(o.strain_limit) + ")");
+  }
+  MapNode ct = m.map("contact");
+  o.offset = ct.number("offset", 0.0, non_negative, ">= 0 (m)");
+  o.friction = ct.number("friction", -1.0, non_negative, ">= 0");
+  if (m.has("pins")) {
+    const YAML::Node pins = m.get("pins");
+    if (!pins.IsSequence()) c.fail(m.at("pins"), "expected a list of {box: ..., motion: ...}, got " + describe(pins));
+    for (std::size_t k = 0; k < pins.size(); ++k) {
+      const std::string pp = cs::item(m.at("pins"), k);
+      if (!pins[k].IsMap()) c.fail(pp, "expected a mapping {box: ..., motion: ...}, got " + describe(pins[k]));
+      o.pins.push_back(parse_pin(c, MapNode(c, pins[k], pp)));
+    }
+  }
+  o.initial_velocity = m.map("initial").vec3("velocity", o.initial_velocity);
+  o.motion = parse_motion(c, m.map("motion"));
+  return o;
+}
+
+CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& path) {
+  if (!root.IsDefined() || root.IsNull()) c.fail_plain("the case file is empty (it needs at least 'objects')");
+  if (!root.IsMap()) c.fail_plain("expected a mapping of keys at the top level, got " + describe(root));
+  MapNode top(c, root, "");
+  CaseSpec s;
+  s.path = path;
+  s.name = top.text("name", fs::path(path).stem().string());
+  if (s.name.empty()) c.fail("name", "must not be empty");
+
+  MapNode time = top.map("time");
+  s.dt = time.number("dt", s.dt, positive, "> 0 (seconds)");
+  s.frames = time.integer("frames", s.frames, 0, 1000000000, ">= 0");
+  s.gravity = top.vec3("gravity", s.gravity);
+  if (top.has("method"))
+    s.method = to_choice(c, top.get("method"), top.at("method"), {"cipc", "pbd", "xpbd", "mass_spring", "pd"});
+
+  MapNode solver = top.map("solver");
+  s.newton_tol = solver.number("newton_tol", s.newton_tol, positive, "> 0 (m/s)");
+  s.max_newton = solver.integer("max_newton", s.max_newton, 1, kIntMax, ">= 1");
+  MapNode lin = solver.map("linear");
+  s.linear.ksp = lin.text("ksp", s.linear.ksp);
+  s.linear.pc = lin.text("pc", s.linear.pc);
+  for (const auto& [k, v] : {std::pair<std::string, std::string>{"ksp", s.linear.ksp}, {"pc", s.linear.pc}})
+    for (char ch : v)
+      if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'))
+        c.fail(lin.at(k), "expected a PETSc type name such as cg, gmres, gamg, lu (got '" + v + "')");
+  s.linear.rtol = lin.number("rtol", s.linear.rtol, [](double v) { return v > 0 && v < 1; }, "in (0, 1)");
+
+  MapNode contact = top.map("contact");
+  s.dhat = contact.number("dhat", s.dhat, positive, "> 0 (m)");
+  s.friction = contact.number("friction", s.friction, non_negative, ">= 0");
+  s.friction_iterations = contact.integer("friction_iterations", s.friction_iterations, 0, kIntMax, ">= 0");
+  s.epsilon_v = contact.number("epsilon_v", s.epsilon_v, positive, "> 0 (m/s)");
+  s.kappa_s = top.number("strain_limit_stiffness", s.kappa_s, positive, "> 0 (Pa)");
+
+  MapNode out = top.map("output");
+  s.output_file = out.text("file", "out/" + s.name + ".h5");
+  if (s.output_file.empty()) c.fail(out.at("file"), "must not be empty");
+  s.output_every = out.integer("every", s.output_every, 1, kIntMax, ">= 1");
+  s.checkpoint_every = out.integer("checkpoint_every", s.checkpoint_every, 0, kIntMax, ">= 0 (0 = never)");
+
+  if (!top.has("objects")) c.fail_plain("missing required key 'objects' (the list of bodies in the scene)");
+  const YAML::Node objs = top.get("objects");
+  if (!objs.IsSequence()) c.fail("objects", "expected a list of objects, got " + describe(objs));
+  if (objs.size() == 0) c.fail("objects", "must list at least one object");
+  const std::string case_dir = fs::path(path).parent_path().string();
+  for (std::size_t i = 0; i < objs.size(); ++i) {
+    s.objects.push_back(parse_object(c, objs[i], cs::item("objects", i), i, case_dir));
+    for (std::size_t j = 0; j < i; ++j)
+      if (s.objects[j].name == s.objects[i].name)
+        c.fail(cs::child(cs::item("objects", i), "name"),
+               "'" + s.objects[i].name + "' is already the name of objects[" + std::to_string(j) + "]");
+  }
+  return s;
+}
+
+}  // namespace
+
+CaseSpec load_case_from_string(const std::string& text, const std::string& path,
+                               const std::vector<std::string>& overrides) {
+  Ctx c;
+  c.file = path;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": YAML syntax error: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ": cannot parse YAML: " + e.msg);
+  }
+  try {
+    if (!overrides.empty()) {
+      root = deep_copy_yaml(root);
+      for (const std::string& a : overrides) c.overridden.emplace_back(apply_case_override(root, a, path), a);
+    }
+    return parse_case(root, c, path);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ": " + e.msg);
+  }
+}
+
+CaseSpec load_case(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw InputError(path + ": case file not found");
+  if (fs::is_directory(st)) throw InputError(path + ": is a directory, not a case file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read the case file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return load_case_from_string(ss.str(), path, overrides);
+}
+
+TriMesh load_object_mesh(const CaseSpec& spec, std::size_t i) {
+  const ObjectSpec& o = spec.objects.at(i);
+  const std::string what = spec.path + ": objects[" + std::to_string(i) + "] (" + o.name + ") mesh" +
+                           (o.mesh.file.empty() ? "" : " " + o.mesh.file);
+  try {
+    return build_object_mesh(o.mesh, o.transform, fs::path(spec.path).parent_path().string(), what);
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    if (msg.rfind(spec.path + ":", 0) == 0) throw;
+    // Reader errors name the mesh file (and line); say which case object it belongs to.
+    throw InputError(spec.path + ": objects[" + std::to_string(i) + "] (" + o.name + ") mesh: " + msg);
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,73 @@
+#include "io/case_schema.hpp"
+
+#include <map>
+
+namespace weft::case_schema {
+
+namespace {
+
+using Keys = std::vector<std::string>;
+
+const std::map<std::string, Keys>& table() {
+  static const Keys motion = {"translate", "rotate", "start", "until"};
+  static const Keys translate = {"velocity"};
+  static const Keys rotate = {"axis", "center", "deg_per_s"};
+  static const std::map<std::string, Keys> t = {
+      {"", {"name", "time", "gravity", "method", "solver", "contact", "strain_limit_stiffness", "output", "objects"}},
+      {"time", {"dt", "frames"}},
+      {"solver", {"newton_tol", "max_newton", "linear"}},
+      {"solver.linear", {"ksp", "pc", "rtol"}},
+      {"contact", {"dhat", "friction", "friction_iterations", "epsilon_v"}},
+      {"output", {"file", "every", "checkpoint_every"}},
+      {"objects[]",
+       {"name", "kind", "mesh", "transform", "material", "strain_limit", "contact", "pins", "initial", "motion"}},
+      {"objects[].mesh",
+       {"generator", "file", "size", "resolution", "jitter", "radius", "height", "subdivisions", "seed", "capped"}},
+      {"objects[].transform", {"translate", "rotate", "scale"}},
+      {"objects[].material", {"model", "density", "youngs", "poisson", "thickness", "bending_youngs"}},
+      {"objects[].strain_limit", {"max", "threshold"}},
+      {"objects[].contact", {"offset", "friction"}},
+      {"objects[].pins[]", {"box", "motion"}},
+      {"objects[].initial", {"velocity"}},
+      {"objects[].motion", motion},
+      {"objects[].motion.translate", translate},
+      {"objects[].motion.rotate", rotate},
+      {"objects[].pins[].motion", motion},
+      {"objects[].pins[].motion.translate", translate},
+      {"objects[].pins[].motion.rotate", rotate},
+  };
+  return t;
+}
+
+}  // namespace
+
+const std::vector<std::string>* keys(const std::string& pattern) {
+  auto it = table().find(pattern);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+bool is_list_of_maps(const std::string& pattern) { return pattern == "objects" || pattern == "objects[].pins"; }
+
+std::string pattern_of(const std::string& path) {
+  std::string out;
+  out.reserve(path.size());
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    out += path[i];
+    if (path[i] == '[') {
+      while (i + 1 < path.size() && path[i + 1] != ']') ++i;
+    }
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string s;
+  for (std::size_t i = 0; i < words.size(); ++i) s += (i ? ", " : "") + words[i];
+  return s;
+}
+
+std::string child(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+std::string item(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+}  // namespace weft::case_schema

@@ -1,0 +1,57 @@
+#include "mesh/build_object_mesh.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "mesh/generators.hpp"
+#include "mesh/mesh_utils.hpp"
+#include "mesh/readers.hpp"
+#include "mesh/transform.hpp"
+#include "mesh/validate.hpp"
+
+namespace weft {
+
+TriMesh build_object_mesh(const MeshSpec& spec, const TransformSpec& xf, const std::string& case_dir,
+                          const std::string& what_in) {
+  TriMesh m;
+  std::string what = what_in;
+  if (!spec.file.empty()) {
+    std::filesystem::path p(spec.file);
+    if (p.is_relative() && !case_dir.empty()) p = std::filesystem::path(case_dir) / p;
+    const std::string path = p.lexically_normal().string();
+    if (what.empty()) what = path;
+    m = read_mesh(path);
+    remove_unreferenced_vertices(m);
+  } else {
+    const std::string& g = spec.generator;
+    if (what.empty()) what = "mesh generator '" + g + "'";
+    try {
+      if (g == "grid")
+        m = make_grid(spec.size[0], spec.size[1], spec.resolution[0], spec.resolution[1], spec.jitter, spec.seed);
+      else if (g == "disk")
+        m = make_disk(spec.radius, spec.resolution[1], spec.resolution[0]);
+      else if (g == "sphere")
+        m = make_sphere(spec.radius, spec.subdivisions);
+      else if (g == "box")
+        m = make_box(spec.size, spec.resolution[0]);
+      else if (g == "cylinder")
+        m = make_cylinder(spec.radius, spec.height, spec.resolution[0], spec.resolution[1], spec.capped);
+      else if (g.empty())
+        throw InputError("neither a mesh file nor a generator is given");
+      else
+        throw InputError("unknown generator '" + g + "' (expected one of: grid, disk, sphere, box, cylinder)");
+    } catch (const InputError& e) {
+      if (!what_in.empty()) throw InputError(what_in + ": " + e.what());
+      throw;
+    }
+  }
+  validate_mesh(m, what);
+  try {
+    apply_transform(m, xf.scale, xf.rotate_deg, xf.rotate_axis, xf.translate);
+  } catch (const InputError& e) {
+    throw InputError(what + ": " + e.what());
+  }
+  return m;
+}
+
+}  // namespace weft

@@ -1,0 +1,46 @@
+// read_mesh: dispatch on the file extension.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "mesh/readers.hpp"
+#include "mesh/text_scan.hpp"
+
+namespace weft {
+
+namespace detail {
+
+void require_readable_file(const std::string& path) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) throw InputError(path + ": mesh file not found");
+  if (std::filesystem::is_directory(st)) throw InputError(path + ": is a directory, not a mesh file");
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+bool mesh_format_supported(const std::string& path) {
+  std::string ext = lower_extension(path);
+  return ext == ".obj" || ext == ".msh";
+}
+
+TriMesh read_mesh(const std::string& path) {
+  std::string ext = lower_extension(path);
+  if (ext == ".obj") return read_obj(path);
+  if (ext == ".msh") return read_msh(path);
+  throw InputError(path + ": unsupported mesh format '" + ext + "' (expected .obj or .msh)");
+}
+
+}  // namespace weft

@@ -1,0 +1,152 @@
+#include "mesh/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "core/error.hpp"
+#include "mesh/mesh_utils.hpp"
+
+namespace weft {
+
+namespace {
+
+struct UnionFind {
+  std::vector<int> p;
+  explicit UnionFind(int n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  int find(int x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void unite(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) p[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+// A directed triangle edge: from a to b, in triangle t, corner k (a = t[k], b = t[k+1]).
+struct HalfEdge {
+  int lo, hi;  // sorted endpoints
+  int t, k;
+  bool forward;  // a < b
+};
+
+}  // namespace
+
+void validate_mesh(const TriMesh& m, const std::string& what) {
+  auto fail = [&what](const std::string& msg) { throw InputError(what + ": " + msg); };
+  const int nv = static_cast<int>(m.vertices.size());
+  const int nt = static_cast<int>(m.triangles.size());
+  if (nv == 0) fail("mesh has no vertices");
+  if (nt == 0) fail("mesh has no triangles");
+
+  for (int v = 0; v < nv; ++v)
+    if (!m.vertices[v].allFinite()) {
+      std::ostringstream os;
+      os << "vertex " << v << " has a non-finite coordinate (" << m.vertices[v].x() << ", "
+         << m.vertices[v].y() << ", " << m.vertices[v].z() << ")";
+      fail(os.str());
+    }
+  for (int t = 0; t < nt; ++t)
+    for (int v : m.triangles[t])
+      if (v < 0 || v >= nv)
+        fail("triangle " + std::to_string(t) + " references vertex " + std::to_string(v) +
+             " (the mesh has " + std::to_string(nv) + " vertices)");
+  for (int t = 0; t < nt; ++t) {
+    const Tri& f = m.triangles[t];
+    if (f[0] == f[1] || f[1] == f[2] || f[0] == f[2])
+      fail("triangle " + std::to_string(t) + " is degenerate (repeats a vertex: " + std::to_string(f[0]) + ", " +
+           std::to_string(f[1]) + ", " + std::to_string(f[2]) + ")");
+  }
+  {
+    std::vector<char> used(nv, 0);
+    for (const Tri& f : m.triangles)
+      for (int v : f) used[v] = 1;
+    for (int v = 0; v < nv; ++v)
+      if (!used[v]) fail("vertex " + std::to_string(v) + " is not used by any triangle");
+  }
+  const double diag = bbox_diagonal(m);
+  const double min_area = 1e-12 * diag * diag;
+  for (int t = 0; t < nt; ++t) {
+    double a = triangle_area(m, t);
+    if (!(a >= min_area) || a == 0.0) {
+      std::ostringstream os;
+      os << "triangle " << t << " is degenerate (area " << a << " < 1e-12 * bbox_diagonal^2 = " << min_area << ")";
+      fail(os.str());
+    }
+  }
+  {  // Duplicate triangles (same vertex set).
+    std::vector<std::pair<Tri, int>> keys(nt);
+    for (int t = 0; t < nt; ++t) {
+      Tri s = m.triangles[t];
+      std::sort(s.begin(), s.end());
+      keys[t] = {s, t};
+    }
+    std::sort(keys.begin(), keys.end());
+    for (int i = 1; i < nt; ++i)
+      if (keys[i].first == keys[i - 1].first)
+        fail("triangle " + std::to_string(keys[i].second) + " duplicates triangle " +
+             std::to_string(keys[i - 1].second));
+  }
+
+  // Edges: group half-edges by undirected edge.
+  std::vector<HalfEdge> he;
+  he.reserve(3 * static_cast<std::size_t>(nt));
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      int a = m.triangles[t][k], b = m.triangles[t][(k + 1) % 3];
+      he.push_back({std::min(a, b), std::max(a, b), t, k, a < b});
+    }
+  std::sort(he.begin(), he.end(), [](const HalfEdge& x, const HalfEdge& y) {
+    if (x.lo != y.lo) return x.lo < y.lo;
+    if (x.hi != y.hi) return x.hi < y.hi;
+    return x.t < y.t;
+  });
+  UnionFind corners(3 * nt);  // corner (t, k) = 3 t + k, the corner at vertex m.triangles[t][k]
+  for (std::size_t i = 0; i < he.size();) {
+    std::size_t j = i;
+    while (j < he.size() && he[j].lo == he[i].lo && he[j].hi == he[i].hi) ++j;
+    const std::string edge = "(" + std::to_string(he[i].lo) + ", " + std::to_string(he[i].hi) + ")";
+    if (j - i > 2) {
+      std::string tris;
+      for (std::size_t q = i; q < j && q < i + 4; ++q) tris += (q > i ? ", " : "") + std::to_string(he[q].t);
+      if (j - i > 4) tris += ", ...";
+      fail("non-manifold edge " + edge + " is shared by " + std::to_string(j - i) + " triangles (" + tris + ")");
+    }
+    if (j - i == 2) {
+      const HalfEdge &x = he[i], &y = he[i + 1];
+      if (x.forward == y.forward)
+        fail("triangles " + std::to_string(x.t) + " and " + std::to_string(y.t) +
+             " are inconsistently oriented across edge " + edge + " (flip one so their normals agree)");
+      // The two triangles touch at both edge endpoints: merge their corners there.
+      for (int end : {x.lo, x.hi}) {
+        auto corner_of = [&](const HalfEdge& h) {
+          const Tri& f = m.triangles[h.t];
+          int k = f[h.k] == end ? h.k : (h.k + 1) % 3;
+          return 3 * h.t + k;
+        };
+        corners.unite(corner_of(x), corner_of(y));
+      }
+    }
+    i = j;
+  }
+  // Each vertex's corners must form one connected fan.
+  std::vector<int> root_of_vertex(nv, -1);
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      int v = m.triangles[t][k];
+      int r = corners.find(3 * t + k);
+      if (root_of_vertex[v] < 0) {
+        root_of_vertex[v] = r;
+      } else if (root_of_vertex[v] != r) {
+        fail("non-manifold vertex " + std::to_string(v) +
+             ": its triangles form more than one fan (a 'bowtie'; e.g. triangles " +
+             std::to_string(root_of_vertex[v] / 3) + " and " + std::to_string(t) + " meet only at this vertex)");
+      }
+    }
+}
+
+}  // namespace weft

@@ -1,0 +1,11 @@
+// Codimensional St. Venant-Kirchhoff membrane: E = (F^T F - I)/2 (2x2),
+//   psi = mu |E|_F^2 + lambda/2 tr(E)^2.  Finite for collapsed triangles.
+#pragma once
+#include "energy/membrane.hpp"
+
+namespace weft {
+
+double membrane_stvk(const Vec9& x, const TriRest& r, const MembraneParams& p, Vec9* g, Mat9* H,
+                     bool project);
+
+}  // namespace weft

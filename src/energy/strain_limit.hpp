@@ -1,0 +1,33 @@
+// Isotropic constitutive strain-limit barrier, C-IPC sec. 4.1:
+//   eq. 5/7: per singular value sigma_i of F, y_i = (s_hat - sigma_i)/(s_max - s_hat),
+//            bhat(y) = -y^2 ln(1 + y) for y < 0, else 0  (C^2 at y = 0, +inf at y = -1);
+//   eq. 6:   Psi_SL = kappa * V_t * sum_i bhat(y_i), V_t = A_t xi_t (area * thickness).
+#pragma once
+#include <Eigen/Dense>
+
+#include "core/types.hpp"
+#include "energy/tri_rest.hpp"
+
+namespace weft {
+
+struct StrainLimitParams {
+  double s_max;   // strain limit s (sigma must stay < s_max); requires s_max > s_hat
+  double s_hat;   // activation threshold: no effect while sigma <= s_hat
+  double kappa;   // barrier stiffness kappa_s
+  double volume;  // V_t = area * thickness
+};
+
+// Singular values of a 3x2 matrix, descending, closed form (2x2 eigenproblem of F^T F,
+// the smaller one from det: sigma2 = |f1 x f2| / sigma1).
+Vec2 singular_values(const Mat32& F);
+
+// Largest singular value of the element's F: the line-search feasibility test
+// (C-IPC sec. 4.3) requires max_singular_value < s_max.
+double max_singular_value(const Vec9& x, const TriRest& r);
+
+// Returns +inf (g, H zeroed) if sigma_1 >= s_max; 0 (g, H zeroed) if sigma_1 <= s_hat.
+// The exact Hessian is PSD here (bhat convex, decreasing); project still clamps round-off.
+double strain_limit(const Vec9& x, const TriRest& r, const StrainLimitParams& p, Vec9* g, Mat9* H,
+                    bool project);
+
+}  // namespace weft

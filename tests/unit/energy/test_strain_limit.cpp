@@ -1,0 +1,123 @@
+#include <cmath>
+
+#include "energy/strain_limit.hpp"
+#include "fd_util.hpp"
+
+namespace weft {
+namespace {
+
+const StrainLimitParams kSL{1.1, 1.0, 1.0e3, 1e-3 * 0.5};
+
+double eval(double s1, double s2, unsigned seed, Vec9* g = nullptr, Mat9* H = nullptr,
+            bool project = false) {
+  std::mt19937 rng(seed);
+  const Vec9 X = test::random_rest_triangle(rng);
+  const TriRest r = test::rest_of(X);
+  const Vec9 x = test::positions_from_F(test::F_with_singular_values(s1, s2, rng), r, test::random_vec(rng));
+  return strain_limit(x, r, kSL, g, H, project);
+}
+
+TEST(StrainLimit, FiniteDifferences) {
+  // (s1, s2): one active, both active, equal, nearly equal, active near the limit.
+  const double cases[][2] = {{1.05, 0.9},  {1.03, 1.01},   {1.06, 1.06},     {1.04, 1.04 - 1e-9},
+                             {1.09, 1.02}, {1.098, 1.097}, {1.02, 0.5},      {1.001, 0.999}};
+  unsigned seed = 100;
+  for (const auto& c : cases) {
+    std::mt19937 rng(++seed);
+    const Vec9 X = test::random_rest_triangle(rng);
+    const TriRest r = test::rest_of(X);
+    const Vec9 x = test::positions_from_F(test::F_with_singular_values(c[0], c[1], rng), r,
+                                          test::random_vec(rng));
+    SCOPED_TRACE("s = " + std::to_string(c[0]) + ", " + std::to_string(c[1]));
+    // Keep the FD stencil inside (s_hat, s_max) in sigma: a small step near the limit.
+    const double h = c[0] > 1.09 ? 1e-7 : 1e-6;
+    test::check_fd<9>([&](const Vec9& y, Vec9* g, Mat9* H) { return strain_limit(y, r, kSL, g, H, false); },
+                      x, h);
+    Mat9 H, Hp;
+    strain_limit(x, r, kSL, nullptr, &H, false);
+    strain_limit(x, r, kSL, nullptr, &Hp, true);
+    EXPECT_GE(test::min_eig_ratio<9>(Hp), -1e-8);
+    // The barrier Hessian is PSD already (bhat convex and decreasing): projection is a no-op.
+    EXPECT_LE((H - Hp).cwiseAbs().maxCoeff(), 1e-12 * H.cwiseAbs().maxCoeff());
+  }
+}
+
+TEST(StrainLimit, ZeroBelowThreshold) {
+  // Strictly below s_hat: exactly zero, with zero gradient/Hessian.
+  for (auto s : {std::pair{0.999, 0.999}, std::pair{0.5, 0.2}, std::pair{0.99, 0.7}}) {
+    Vec9 g;
+    Mat9 H;
+    EXPECT_EQ(eval(s.first, s.second, 7, &g, &H, true), 0.0);
+    EXPECT_EQ(g.cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_EQ(H.cwiseAbs().maxCoeff(), 0.0);
+  }
+  // At rest (s_hat = 1, sigma = 1 up to round-off): zero to round-off, also rigidly moved.
+  std::mt19937 rng(70);
+  for (int t = 0; t < 10; ++t) {
+    const Vec9 X = test::random_rest_triangle(rng);
+    const TriRest r = test::rest_of(X);
+    const Mat3 R = test::random_rotation(rng);
+    Vec9 x;
+    for (int a = 0; a < 3; ++a) x.segment<3>(3 * a) = R * X.segment<3>(3 * a) + Vec3(1, 2, 3);
+    Vec9 g;
+    Mat9 H;
+    EXPECT_LE(strain_limit(x, r, kSL, &g, &H, true), 1e-30);
+    EXPECT_LE(g.cwiseAbs().maxCoeff(), 1e-20);
+    EXPECT_LE(H.cwiseAbs().maxCoeff(), 1e-8);
+  }
+  // C^2 activation: just above s_hat, energy ~ y^3, gradient ~ y^2, Hessian ~ y.
+  Vec9 g;
+  Mat9 H;
+  const double e = eval(1.0 + 1e-6, 0.9, 7, &g, &H);
+  EXPECT_GT(e, 0.0);
+  EXPECT_LT(e, 1e-14);
+  EXPECT_LT(g.norm(), 1e-6);
+  EXPECT_LT(H.norm(), 1e-1);
+}
+
+TEST(StrainLimit, InfiniteAtLimitAndGrowing) {
+  EXPECT_TRUE(std::isinf(eval(1.1, 1.0, 8)));
+  EXPECT_TRUE(std::isinf(eval(1.2, 1.2, 8)));
+  double prev = 0.0;
+  for (double s : {1.01, 1.05, 1.09, 1.099, 1.0999, 1.09999999}) {
+    const double e = eval(s, 1.0, 8);
+    EXPECT_GT(e, prev);
+    prev = e;
+  }
+  // Log barrier: energy ~ -kappa V ln(1+y) near the limit, y -> -1.
+  const double e = eval(1.1 - 1e-10, 1.0, 8);
+  EXPECT_NEAR(e / (kSL.kappa * kSL.volume), -std::log(1e-10 / 0.1), 1e-3);
+}
+
+TEST(StrainLimit, EnergyFormula) {
+  // Two active singular values: the sum of eq. 7 over both, times kappa V (eq. 6).
+  const double s1 = 1.07, s2 = 1.02;
+  const double e = eval(s1, s2, 9);
+  auto b = [](double s) {
+    const double y = (1.0 - s) / 0.1;
+    return -y * y * std::log(1.0 + y);
+  };
+  EXPECT_NEAR(e, kSL.kappa * kSL.volume * (b(s1) + b(s2)), 1e-9 * e);
+}
+
+TEST(StrainLimit, UniformStretchGradientIsRadial) {
+  // Uniform stretch by s: gradient = kappa V dbhat/ds * d(s1 + s2)/dx, pointing outward.
+  std::mt19937 rng(10);
+  const Vec9 X = test::random_rest_triangle(rng);
+  const TriRest r = test::rest_of(X);
+  const double s = 1.05;
+  Vec9 g;
+  strain_limit(s * X, r, kSL, &g, nullptr, false);
+  // Energy decreases when shrinking uniformly: g . x_centered > 0.
+  Vec9 xc = s * X;
+  const Vec3 c = (xc.segment<3>(0) + xc.segment<3>(3) + xc.segment<3>(6)) / 3.0;
+  for (int a = 0; a < 3; ++a) xc.segment<3>(3 * a) -= c;
+  EXPECT_GT(g.dot(xc), 0.0);
+  // d/ds of E(s X) = g . X = 2 kappa V bhat'(y) * (-1/w).
+  const double y = (1.0 - s) / 0.1;
+  const double db = -2.0 * y * std::log1p(y) - y * y / (1.0 + y);
+  EXPECT_NEAR(g.dot(X), 2.0 * kSL.kappa * kSL.volume * db * (-1.0 / 0.1), 1e-9 * std::abs(g.dot(X)));
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,573 @@
+#include "verify/checks.hpp"
+
+#include <algorithm>
+#include <Eigen/Geometry>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "verify/predicates.hpp"
+
+namespace weft::verify {
+
+const char* kind_name(int kind) {
+  switch (kind) {
+    case kTriangle: return "triangle";
+    case kSegment: return "segment";
+    case kPoint: return "point";
+  }
+  return "?";
+}
+
+static_assert(std::is_trivially_copyable<Stats>::value, "Stats is exchanged as bytes");
+
+void merge(Stats& into, const Stats& from) {
+  auto earlier = [](long f, long g) { return f >= 0 && (g < 0 || f < g); };
+  into.frames += from.frames;
+
+  into.nonfinite_frames += from.nonfinite_frames;
+  if (earlier(from.nonfinite_frame, into.nonfinite_frame)) {
+    into.nonfinite_frame = from.nonfinite_frame;
+    into.nonfinite_vertex = from.nonfinite_vertex;
+  }
+
+  into.strain_checked += from.strain_checked;
+  into.strain_violations += from.strain_violations;
+  if (from.strain_frame >= 0 &&
+      (from.strain_excess > into.strain_excess ||
+       (from.strain_excess == into.strain_excess && earlier(from.strain_frame, into.strain_frame)))) {
+    into.strain_excess = from.strain_excess;
+    into.strain_sigma = from.strain_sigma;
+    into.strain_limit = from.strain_limit;
+    into.strain_frame = from.strain_frame;
+    into.strain_triangle = from.strain_triangle;
+  }
+
+  into.candidate_pairs += from.candidate_pairs;
+  into.intersections += from.intersections;
+  if (earlier(from.intersection_frame, into.intersection_frame)) {
+    into.intersection_frame = from.intersection_frame;
+    into.intersection_pair = from.intersection_pair;
+  }
+
+  into.distance_pairs += from.distance_pairs;
+  into.distance_violations += from.distance_violations;
+  if (from.distance_frame >= 0 &&
+      (from.distance_gap < into.distance_gap ||
+       (from.distance_gap == into.distance_gap && earlier(from.distance_frame, into.distance_frame)))) {
+    into.distance_gap = from.distance_gap;
+    into.distance_value = from.distance_value;
+    into.distance_offset = from.distance_offset;
+    into.distance_frame = from.distance_frame;
+    into.distance_pair = from.distance_pair;
+  }
+
+  into.tet_checks += from.tet_checks;
+  into.inversions += from.inversions;
+  if (from.inversion_frame >= 0 &&
+      (from.inversion_ratio < into.inversion_ratio ||
+       (from.inversion_ratio == into.inversion_ratio && earlier(from.inversion_frame, into.inversion_frame)))) {
+    into.inversion_ratio = from.inversion_ratio;
+    into.inversion_frame = from.inversion_frame;
+    into.inversion_tet = from.inversion_tet;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// FrameChecker
+
+FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(mesh), opt_(opt) {
+  const double nan = std::nan("");
+  dm_inv_.assign(3 * mesh.triangles.size(), nan);
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    if (!(mesh.strain_limit[t] > 0)) continue;
+    ++strain_limited_;
+    const Tri& tri = mesh.triangles[t];
+    const Vec3 e1 = mesh.rest[tri[1]] - mesh.rest[tri[0]], e2 = mesh.rest[tri[2]] - mesh.rest[tri[0]];
+    // Rest shape in the triangle's own 2D frame: Dm = [[a, b], [0, c]].
+    const double a = e1.norm();
+    const double b = a > 0 ? e1.dot(e2) / a : 0.0;
+    const double c = a > 0 ? e1.cross(e2).norm() / a : 0.0;
+    if (!(a > 0) || !(c > 0) || !std::isfinite(a) || !std::isfinite(b) || !std::isfinite(c) ||
+        c <= 1e-14 * a) {
+      if (degenerate_rest_++ == 0) first_degenerate_ = long(t);
+      continue;
+    }
+    dm_inv_[3 * t] = 1.0 / a;
+    dm_inv_[3 * t + 1] = -b / (a * c);
+    dm_inv_[3 * t + 2] = 1.0 / c;
+  }
+  // Contact primitives in one index space: triangles, then segments, then points.
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const Tri& tr = mesh.triangles[t];
+    prims_.push_back({kTriangle, 3, long(t), {tr[0], tr[1], tr[2]}, mesh.triangle_offset[t]});
+  }
+  for (std::size_t e = 0; e < mesh.segments.size(); ++e)
+    prims_.push_back({kSegment, 2, long(e), {mesh.segments[e][0], mesh.segments[e][1], -1}, mesh.segment_offset[e]});
+  for (std::size_t p = 0; p < mesh.points.size(); ++p)
+    prims_.push_back({kPoint, 1, long(p), {mesh.points[p], -1, -1}, mesh.point_offset[p]});
+  rest_volume_.resize(mesh.tets.size());
+  for (std::size_t k = 0; k < mesh.tets.size(); ++k) {
+    const auto& tt = mesh.tets[k];
+    const Vec3& x0 = mesh.rest[tt[0]];
+    rest_volume_[k] = (mesh.rest[tt[1]] - x0).dot((mesh.rest[tt[2]] - x0).cross(mesh.rest[tt[3]] - x0)) / 6.0;
+  }
+}
+
+void FrameChecker::check(long frame, const std::vector<Vec3>& x, Stats& s) {
+  ++s.frames;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!x[i].allFinite()) {
+      ++s.nonfinite_frames;
+      if (s.nonfinite_frame < 0 || frame < s.nonfinite_frame) {
+        s.nonfinite_frame = frame;
+        s.nonfinite_vertex = long(i);
+      }
+      return;  // geometry of this frame is meaningless
+    }
+  }
+  check_strain(frame, x, s);
+  check_tets(frame, x, s);
+  check_contact(frame, x, s);
+}
+
+void FrameChecker::check_strain(long frame, const std::vector<Vec3>& x, Stats& s) const {
+  const std::size_t nt = mesh_.triangles.size();
+  for (std::size_t t = 0; t < nt; ++t) {
+    const double i00 = dm_inv_[3 * t];
+    if (std::isnan(i00)) continue;
+    const double i01 = dm_inv_[3 * t + 1], i11 = dm_inv_[3 * t + 2];
+    const Tri& tri = mesh_.triangles[t];
+    const Vec3 d1 = x[tri[1]] - x[tri[0]], d2 = x[tri[2]] - x[tri[0]];
+    const Vec3 f1 = d1 * i00, f2 = d1 * i01 + d2 * i11;  // columns of F = Ds Dm^-1
+    const double p = f1.squaredNorm(), q = f1.dot(f2), r = f2.squaredNorm();
+    const double half = 0.5 * (p - r);
+    const double lambda = 0.5 * (p + r) + std::sqrt(half * half + q * q);  // largest eig of F^T F
+    const double sigma = std::sqrt(lambda);
+    const double limit = mesh_.strain_limit[t];
+    const double excess = sigma - limit;
+    ++s.strain_checked;
+    if (excess > opt_.tol_strain) ++s.strain_violations;
+    if (excess > s.strain_excess) {
+      s.strain_excess = excess;
+      s.strain_sigma = sigma;
+      s.strain_limit = limit;
+      s.strain_frame = frame;
+      s.strain_triangle = long(t);
+    }
+  }
+}
+
+void FrameChecker::check_tets(long frame, const std::vector<Vec3>& x, Stats& s) const {
+  for (std::size_t k = 0; k < mesh_.tets.size(); ++k) {
+    const auto& tt = mesh_.tets[k];
+    const Vec3& x0 = x[tt[0]];
+    const double vol = (x[tt[1]] - x0).dot((x[tt[2]] - x0).cross(x[tt[3]] - x0)) / 6.0;
+    const double rest = rest_volume_[k];
+    const double ratio = rest != 0 ? vol / rest : vol;
+    ++s.tet_checks;
+    if (!(ratio > 0)) ++s.inversions;
+    if (ratio < s.inversion_ratio) {
+      s.inversion_ratio = ratio;
+      s.inversion_frame = frame;
+      s.inversion_tet = long(k);
+    }
+  }
+}
+
+void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& s) {
+  const std::size_t n = prims_.size();
+  if (n < 2) return;
+  const std::vector<Prim>& prims = prims_;
+
+  raw_.resize(n);
+  boxes_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Prim& p = prims[i];
+    Aabb b;
+    for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = x[p.v[0]][k];
+    for (int m = 1; m < p.n; ++m)
+      for (int k = 0; k < 3; ++k) {
+        b.lo[k] = std::min(b.lo[k], x[p.v[m]][k]);
+        b.hi[k] = std::max(b.hi[k], x[p.v[m]][k]);
+      }
+    raw_[i] = b;
+    // Two boxes inflated by half their offsets (+ tol) overlap whenever the primitives are
+    // closer than their pair offset (+ 2 tol), so no violating pair is missed.
+    const double pad = 0.5 * p.offset + opt_.tol_distance;
+    for (int k = 0; k < 3; ++k) {
+      b.lo[k] -= pad;
+      b.hi[k] += pad;
+    }
+    boxes_[i] = b;
+  }
+  grid_.build(boxes_);
+
+  const double tol = opt_.tol_distance, crossing = opt_.crossing_distance;
+  grid_.for_each_pair([&](std::uint32_t i, std::uint32_t j) {
+    const Prim &a = prims[i], &b = prims[j];  // a.kind <= b.kind since i < j
+    for (int u = 0; u < a.n; ++u)
+      for (int w = 0; w < b.n; ++w)
+        if (a.v[u] == b.v[w]) return;  // adjacent: not checked
+    ++s.candidate_pairs;
+    const double offset = 0.5 * (a.offset + b.offset);
+    // Lower bound on the distance: the gap between the raw boxes. A pair that can neither
+    // be a violation nor beat the smallest gap so far needs no distance evaluation (its
+    // intersection test still runs; intersecting pairs have overlapping raw boxes).
+    const bool boxes_touch = overlap(raw_[i], raw_[j]);
+    ++s.distance_pairs;
+    const double needed = std::max(offset - tol, offset + s.distance_gap);  // d below this matters
+    double lb = 0;
+    if (!boxes_touch) {
+      double g2 = 0;
+      for (int k = 0; k < 3; ++k) {
+        const double g = std::max(raw_[j].lo[k] - raw_[i].hi[k], raw_[i].lo[k] - raw_[j].hi[k]);
+        if (g > 0) g2 += g * g;
+      }
+      lb = std::sqrt(g2);
+    }
+    if (lb < needed || lb < crossing) {
+      // Separation along the axis joining the centroids (any unit axis bounds the distance).
+      Vec3 ca = Vec3::Zero(), cb = Vec3::Zero();
+      for (int u = 0; u < a.n; ++u) ca += x[a.v[u]];
+      for (int w = 0; w < b.n; ++w) cb += x[b.v[w]];
+      Vec3 axis = cb / b.n - ca / a.n;
+      const double len = axis.norm();
+      if (len > 0) {
+        axis /= len;
+        double amax = -std::numeric_limits<double>::infinity(), bmin = -amax;
+        for (int u = 0; u < a.n; ++u) amax = std::max(amax, x[a.v[u]].dot(axis));
+        for (int w = 0; w < b.n; ++w) bmin = std::min(bmin, x[b.v[w]].dot(axis));
+        // Shrunk by 1e-12 x the coordinate magnitude, far above the dot products' rounding,
+        // so it never exceeds the true separation.
+        double scale = 0;
+        for (int k = 0; k < 3; ++k)
+          scale = std::max({scale, std::fabs(raw_[i].lo[k]), std::fabs(raw_[i].hi[k]), std::fabs(raw_[j].lo[k]),
+                            std::fabs(raw_[j].hi[k])});
+        const double sep = (bmin - amax) - 1e-12 * scale;
+        lb = std::max(lb, sep);
+      }
+    }
+    // lb > 0 proves the pair disjoint, so skipping also skips nothing for the intersection check.
+    if (lb > 0 && lb >= needed && lb >= crossing) return;
+    bool hit = false;
+    double d;
+    if (a.kind == kTriangle && b.kind == kTriangle) {
+      const Vec3 &a0 = x[a.v[0]], &a1 = x[a.v[1]], &a2 = x[a.v[2]];
+      const Vec3 &b0 = x[b.v[0]], &b1 = x[b.v[1]], &b2 = x[b.v[2]];
+      hit = boxes_touch && triangle_triangle_intersect(a0, a1, a2, b0, b1, b2);
+      d = hit ? 0.0 : triangle_triangle_distance(a0, a1, a2, b0, b1, b2);
+    } else if (a.kind == kTriangle && b.kind == kSegment) {
+      const Vec3 &a0 = x[a.v[0]], &a1 = x[a.v[1]], &a2 = x[a.v[2]];
+      const Vec3 &p = x[b.v[0]], &q = x[b.v[1]];
+      hit = boxes_touch && segment_triangle_intersect(p, q, a0, a1, a2);
+      d = hit ? 0.0 : segment_triangle_distance(p, q, a0, a1, a2);
+    } else if (a.kind == kTriangle) {
+      d = point_triangle_distance(x[b.v[0]], x[a.v[0]], x[a.v[1]], x[a.v[2]]);
+    } else if (a.kind == kSegment && b.kind == kSegment) {
+      d = segment_segment_distance(x[a.v[0]], x[a.v[1]], x[b.v[0]], x[b.v[1]]);
+      hit = d < crossing;
+    } else if (a.kind == kSegment) {
+      d = point_segment_distance(x[b.v[0]], x[a.v[0]], x[a.v[1]]);
+    } else {
+      d = (x[a.v[0]] - x[b.v[0]]).norm();
+    }
+    if (hit) {
+      ++s.intersections;
+      if (s.intersection_frame < 0) {
+        s.intersection_frame = frame;
+        s.intersection_pair = {a.kind, b.kind, a.index, b.index};
+      }
+    }
+    const double gap = d - offset;
+    if (gap < -tol) ++s.distance_violations;
+    if (gap < s.distance_gap) {
+      s.distance_gap = gap;
+      s.distance_value = d;
+      s.distance_offset = offset;
+      s.distance_frame = frame;
+      s.distance_pair = {a.kind, b.kind, a.index, b.index};
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Report
+
+bool Report::pass() const {
+  for (const auto& c : checks)
+    if (!c.pass) return false;
+  return true;
+}
+
+const CheckLine* Report::find(const std::string& name) const {
+  for (const auto& c : checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string pair_text(const PairRef& p) {
+  return std::string(kind_name(p.kind_a)) + " " + std::to_string(p.a) + " x " + kind_name(p.kind_b) +
+         " " + std::to_string(p.b);
+}
+
+CheckLine named(const char* name) {
+  CheckLine c;
+  c.name = name;
+  return c;
+}
+
+void add_pair_fields(CheckLine& c, long frame, const PairRef& p) {
+  c.numbers.push_back({"frame", double(frame)});
+  c.strings.push_back({"kind_a", kind_name(p.kind_a)});
+  c.numbers.push_back({"index_a", double(p.a)});
+  c.strings.push_back({"kind_b", kind_name(p.kind_b)});
+  c.numbers.push_back({"index_b", double(p.b)});
+}
+
+}  // namespace
+
+Report make_report(const ResultFile& file, const FrameChecker& checker, const Stats& s, const Options& opt) {
+  Report r;
+  r.file = file.path();
+  r.frames = file.num_frames();
+
+  {  // complete
+    CheckLine c = named("complete");
+    c.pass = file.has_complete() && file.complete_value() == 1;
+    if (!file.has_complete())
+      c.message = "file incomplete: root attribute \"complete\" missing (unfinished run)";
+    else if (file.complete_value() != 1)
+      c.message = "file incomplete: root attribute \"complete\" = " + std::to_string(file.complete_value()) +
+                  " (unfinished run)";
+    else
+      c.message = "run finished, " + std::to_string(r.frames) + " frames";
+    if (r.frames == 0) {
+      c.pass = false;
+      c.message += "; no frames in /frames/positions";
+    }
+    c.numbers.push_back({"complete", file.has_complete() ? double(file.complete_value()) : std::nan("")});
+    c.numbers.push_back({"frames", double(r.frames)});
+    r.checks.push_back(c);
+  }
+  {  // finite
+    CheckLine c = named("finite");
+    c.pass = s.nonfinite_frames == 0;
+    c.numbers.push_back({"violations", double(s.nonfinite_frames)});
+    if (c.pass) {
+      c.message = "all positions finite (" + std::to_string(s.frames) + " frames x " +
+                  std::to_string(file.mesh().num_vertices()) + " vertices)";
+    } else {
+      c.message = "non-finite position at frame " + std::to_string(s.nonfinite_frame) + " vertex " +
+                  std::to_string(s.nonfinite_vertex) + "; " + std::to_string(s.nonfinite_frames) +
+                  " frames affected (geometric checks skip them)";
+      c.numbers.push_back({"frame", double(s.nonfinite_frame)});
+      c.numbers.push_back({"vertex", double(s.nonfinite_vertex)});
+    }
+    r.checks.push_back(c);
+  }
+  {  // strain
+    CheckLine c = named("strain");
+    c.pass = s.strain_violations == 0 && checker.degenerate_rest() == 0;
+    c.numbers.push_back({"violations", double(s.strain_violations)});
+    c.numbers.push_back({"tolerance", opt.tol_strain});
+    if (checker.strain_limited() == 0) {
+      c.message = "no strain-limited triangles";
+    } else if (s.strain_frame < 0) {
+      c.message = "no frame checked";
+    } else {
+      c.message = "worst " + num(s.strain_sigma) + " (limit " + num(s.strain_limit) + ") at frame " +
+                  std::to_string(s.strain_frame) + " triangle " + std::to_string(s.strain_triangle);
+      if (s.strain_violations > 0)
+        c.message += "; " + std::to_string(s.strain_violations) + " triangle-frames over limit + " +
+                     num(opt.tol_strain);
+      c.numbers.push_back({"worst", s.strain_sigma});
+      c.numbers.push_back({"limit", s.strain_limit});
+      c.numbers.push_back({"frame", double(s.strain_frame)});
+      c.numbers.push_back({"triangle", double(s.strain_triangle)});
+    }
+    if (checker.degenerate_rest() > 0)
+      c.message += "; " + std::to_string(checker.degenerate_rest()) +
+                   " strain-limited triangles have zero rest area (first: triangle " +
+                   std::to_string(checker.first_degenerate_rest()) + ")";
+    r.checks.push_back(c);
+  }
+  {  // intersection
+    CheckLine c = named("intersection");
+    c.pass = s.intersections == 0;
+    c.numbers.push_back({"violations", double(s.intersections)});
+    c.numbers.push_back({"candidate_pairs", double(s.candidate_pairs)});
+    if (c.pass) {
+      c.message = "none in " + std::to_string(s.frames) + " frames (" + std::to_string(s.candidate_pairs) +
+                  " non-adjacent candidate pairs)";
+    } else {
+      c.message = std::to_string(s.intersections) + " intersecting pairs; first at frame " +
+                  std::to_string(s.intersection_frame) + ": " + pair_text(s.intersection_pair);
+      add_pair_fields(c, s.intersection_frame, s.intersection_pair);
+    }
+    r.checks.push_back(c);
+  }
+  {  // distance
+    CheckLine c = named("distance");
+    c.pass = s.distance_violations == 0;
+    c.numbers.push_back({"violations", double(s.distance_violations)});
+    c.numbers.push_back({"tolerance", opt.tol_distance});
+    if (s.distance_frame < 0) {
+      c.message = "no non-adjacent pair within offset + " + num(opt.tol_distance) + " in " +
+                  std::to_string(s.frames) + " frames";
+    } else {
+      c.message = "min gap " + num(s.distance_gap) + " (distance " + num(s.distance_value) + ", offset " +
+                  num(s.distance_offset) + ") at frame " + std::to_string(s.distance_frame) + ": " +
+                  pair_text(s.distance_pair);
+      if (s.distance_violations > 0)
+        c.message += "; " + std::to_string(s.distance_violations) + " pairs closer than offset - " +
+                     num(opt.tol_distance);
+      c.numbers.push_back({"worst", s.distance_gap});
+      c.numbers.push_back({"distance", s.distance_value});
+      c.numbers.push_back({"offset", s.distance_offset});
+      add_pair_fields(c, s.distance_frame, s.distance_pair);
+    }
+    r.checks.push_back(c);
+  }
+  {  // inversion
+    CheckLine c = named("inversion");
+    c.pass = s.inversions == 0;
+    c.numbers.push_back({"violations", double(s.inversions)});
+    if (file.mesh().tets.empty()) {
+      c.message = "no tets";
+    } else if (s.inversion_frame < 0) {
+      c.message = "no frame checked";
+    } else {
+      c.message = "worst volume ratio " + num(s.inversion_ratio) + " at frame " +
+                  std::to_string(s.inversion_frame) + " tet " + std::to_string(s.inversion_tet);
+      if (s.inversions > 0) c.message += "; " + std::to_string(s.inversions) + " inverted tet-frames";
+      c.numbers.push_back({"worst", s.inversion_ratio});
+      c.numbers.push_back({"frame", double(s.inversion_frame)});
+      c.numbers.push_back({"tet", double(s.inversion_tet)});
+    }
+    r.checks.push_back(c);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// verify_file
+
+Report verify_file(const std::string& path, const Options& opt, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+
+  std::unique_ptr<ResultFile> file;
+  std::unique_ptr<FrameChecker> checker;
+  Stats local;
+  int err_kind = 0;  // 1 = InputError, 2 = other failure
+  std::string err;
+  try {
+    file = std::make_unique<ResultFile>(path);
+    checker = std::make_unique<FrameChecker>(file->mesh(), opt);
+    std::vector<Vec3> x;
+    for (long f = rank; f < file->num_frames(); f += size) {
+      file->read_frame(f, x);
+      checker->check(f, x, local);
+    }
+  } catch (const InputError& e) {
+    err_kind = 1;
+    err = e.what();
+  } catch (const std::exception& e) {
+    err_kind = 2;
+    err = path + ": " + e.what();
+  }
+
+  // Agree on failure: the lowest failing rank's message is raised on every rank.
+  std::vector<int> kinds(std::size_t(size), 0);
+  MPI_Allgather(&err_kind, 1, MPI_INT, kinds.data(), 1, MPI_INT, comm);
+  for (int r = 0; r < size; ++r) {
+    if (kinds[std::size_t(r)] == 0) continue;
+    int len = int(err.size());
+    MPI_Bcast(&len, 1, MPI_INT, r, comm);
+    std::string msg(std::size_t(len), '\0');
+    if (rank == r) msg = err;
+    if (len > 0) MPI_Bcast(&msg[0], len, MPI_CHAR, r, comm);
+    if (kinds[std::size_t(r)] == 1) throw InputError(msg);
+    throw RuntimeFailure(msg);
+  }
+
+  std::vector<Stats> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&local, int(sizeof(Stats)), MPI_BYTE, all.data(), int(sizeof(Stats)), MPI_BYTE, comm);
+  Stats total;
+  for (const Stats& s : all) merge(total, s);
+  return make_report(*file, *checker, total, opt);
+}
+
+// ---------------------------------------------------------------------------------------
+// Output
+
+std::string to_text(const Report& r) {
+  std::string out;
+  for (const auto& c : r.checks) out += std::string(c.pass ? "PASS " : "FAIL ") + c.name + "  " + c.message + "\n";
+  return out;
+}
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (ch < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+          o += buf;
+        } else {
+          o += char(ch);
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string to_json(const Report& r) {
+  std::string o = "{\"file\": " + json_string(r.file) + ", \"frames\": " + std::to_string(r.frames) +
+                  ", \"pass\": " + (r.pass() ? "true" : "false") + ", \"exit_code\": " +
+                  std::to_string(r.exit_code()) + ", \"checks\": [";
+  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+    const CheckLine& c = r.checks[i];
+    o += i ? ",\n  " : "\n  ";
+    o += "{\"name\": " + json_string(c.name) + ", \"pass\": " + (c.pass ? "true" : "false") +
+         ", \"message\": " + json_string(c.message);
+    for (const auto& kv : c.numbers) o += ", " + json_string(kv.first) + ": " + json_number(kv.second);
+    for (const auto& kv : c.strings) o += ", " + json_string(kv.first) + ": " + json_string(kv.second);
+    o += "}";
+  }
+  o += "\n]}\n";
+  return o;
+}
+
+}  // namespace weft::verify

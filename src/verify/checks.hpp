@@ -1,0 +1,130 @@
+// weft-verify's checks (DESIGN.md "weft-verify"): library code; drivers/weft_verify.cpp
+// only parses arguments and prints.
+//
+// Checks, each reported as one PASS/FAIL line with its worst value and where:
+//   complete      root attribute "complete" present and 1 (else "file incomplete")
+//   finite        every position of every frame finite (frames with a non-finite
+//                 position are skipped by the geometric checks below)
+//   strain        largest singular value of each strain-limited triangle's 3x2 deformation
+//                 gradient F = [x1-x0, x2-x0] Dm^-1 <= strain_limit + tol_strain
+//   intersection  no two primitives sharing no vertex intersect: triangle-triangle and
+//                 segment-triangle by exact closed predicates (touching counts);
+//                 segment-segment when their distance < crossing_distance
+//   distance      every pair of primitives sharing no vertex whose boxes, inflated by half
+//                 their offsets + tol_distance, overlap: distance >= (xi_i+xi_j)/2 - tol_distance
+//                 (intersecting pairs have distance 0). Reports the minimum gap
+//                 (distance - offset) over those pairs.
+//   inversion     every tet's signed volume has the sign of its rest volume (> 0 when the
+//                 rest volume is 0); passes trivially without /mesh/tets
+#pragma once
+#include <mpi.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "verify/broad_phase.hpp"
+#include "verify/result_file.hpp"
+
+namespace weft::verify {
+
+struct Options {
+  double tol_distance = 1e-8;       // absolute, in length units
+  double tol_strain = 1e-6;         // absolute, on the singular value
+  double crossing_distance = 1e-12; // segment-segment pairs closer than this intersect
+};
+
+enum PrimKind : int { kTriangle = 0, kSegment = 1, kPoint = 2 };
+const char* kind_name(int kind);
+
+struct PairRef {
+  int kind_a = -1, kind_b = -1;
+  long a = -1, b = -1;  // index within /mesh/triangles, /mesh/segments or /mesh/points
+};
+
+// Accumulated over frames; trivially copyable so ranks can exchange it as bytes.
+struct Stats {
+  long frames = 0;  // frames examined
+  // finite
+  long nonfinite_frames = 0, nonfinite_frame = -1, nonfinite_vertex = -1;
+  // strain
+  long strain_checked = 0, strain_violations = 0, strain_frame = -1, strain_triangle = -1;
+  double strain_excess = -1e300, strain_sigma = 0, strain_limit = 0;  // worst sigma - limit
+  // intersection
+  long candidate_pairs = 0, intersections = 0, intersection_frame = -1;
+  PairRef intersection_pair;
+  // distance
+  long distance_pairs = 0, distance_violations = 0, distance_frame = -1;
+  double distance_gap = 1e300, distance_value = 0, distance_offset = 0;
+  PairRef distance_pair;
+  // inversion
+  long tet_checks = 0, inversions = 0, inversion_frame = -1, inversion_tet = -1;
+  double inversion_ratio = 1e300;  // worst signed volume / rest volume
+};
+
+// Combines `from` into `into` (counts add; the worse value wins, ties go to the earlier frame).
+void merge(Stats& into, const Stats& from);
+
+// Per-frame checker over one mesh: precomputes the rest shapes once.
+class FrameChecker {
+ public:
+  FrameChecker(const ResultMesh& mesh, const Options& opt);
+  // Checks positions x (one per vertex) of frame `frame`, accumulating into s.
+  void check(long frame, const std::vector<Vec3>& x, Stats& s);
+
+  long strain_limited() const { return strain_limited_; }
+  long degenerate_rest() const { return degenerate_rest_; }        // limited, zero rest area
+  long first_degenerate_rest() const { return first_degenerate_; }
+
+ private:
+  void check_strain(long frame, const std::vector<Vec3>& x, Stats& s) const;
+  void check_tets(long frame, const std::vector<Vec3>& x, Stats& s) const;
+  void check_contact(long frame, const std::vector<Vec3>& x, Stats& s);
+
+  struct Prim {
+    int kind, n;  // n = vertex count
+    long index;   // within its dataset
+    int v[3];
+    double offset;
+  };
+
+  const ResultMesh& mesh_;
+  Options opt_;
+  std::vector<Prim> prims_;
+  std::vector<double> dm_inv_;  // 3 entries per triangle (upper-triangular 2x2), NaN = unlimited
+  std::vector<double> rest_volume_;
+  long strain_limited_ = 0, degenerate_rest_ = 0, first_degenerate_ = -1;
+  std::vector<Aabb> boxes_, raw_;
+  GridBroadPhase grid_;
+};
+
+struct CheckLine {
+  std::string name;
+  bool pass = true;
+  std::string message;  // text after the name, e.g. "worst 1.00998 (limit 1.01) at frame 12 triangle 345"
+  std::vector<std::pair<std::string, double>> numbers;      // JSON fields
+  std::vector<std::pair<std::string, std::string>> strings;  // JSON fields
+};
+
+struct Report {
+  std::string file;
+  long frames = 0;
+  std::vector<CheckLine> checks;  // complete, finite, strain, intersection, distance, inversion
+  bool pass() const;
+  int exit_code() const { return pass() ? 0 : 1; }
+  const CheckLine* find(const std::string& name) const;
+};
+
+// Runs every check on the result file `path`. Frames are split cyclically over the ranks of
+// `comm` (collective); every rank returns the same report. Throws InputError (exit 2) for
+// an unreadable file or dataset, on every rank.
+Report verify_file(const std::string& path, const Options& opt = {}, MPI_Comm comm = MPI_COMM_SELF);
+
+// The report from already-accumulated statistics (used by verify_file; public for tests).
+Report make_report(const ResultFile& file, const FrameChecker& checker, const Stats& s,
+                   const Options& opt);
+
+std::string to_text(const Report& r);  // one line per check: "PASS strain  worst ..."
+std::string to_json(const Report& r);  // {"file":..., "pass":..., "checks":[...]}
+
+}  // namespace weft::verify

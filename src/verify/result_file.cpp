@@ -1,0 +1,242 @@
+#include "verify/result_file.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace weft::verify {
+namespace {
+
+struct Handle {  // closes an HDF5 object on scope exit
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
+// Silences HDF5's automatic error-stack printing for one call into this file (failures
+// become InputError) and restores the caller's handler afterwards.
+class QuietHdf5 {
+ public:
+  QuietHdf5() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+[[noreturn]] void fail(const std::string& file, const std::string& what) {
+  throw InputError(file + ": " + what);
+}
+
+bool exists(hid_t file, const std::string& name) {
+  // Check each path component: H5Lexists on a/b fails if a is missing.
+  std::size_t pos = 0;
+  while (true) {
+    pos = name.find('/', pos + 1);
+    std::string part = name.substr(0, pos);
+    if (H5Lexists(file, part.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (pos == std::string::npos) return true;
+  }
+}
+
+// Reads a whole dataset of rank 1 or 2 (dims checked against `cols`, 0 = rank 1) and
+// converts to T via HDF5's type conversion. Returns the number of rows.
+template <class T>
+std::size_t read_dataset(hid_t file, const std::string& path, const std::string& name, int cols,
+                         hid_t mem_type, std::vector<T>& out) {
+  Handle ds{H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose};
+  if (ds.id < 0) fail(path, "dataset " + name + ": cannot open");
+  Handle space{H5Dget_space(ds.id), H5Sclose};
+  if (space.id < 0) fail(path, "dataset " + name + ": cannot read dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space.id);
+  hsize_t dims[4] = {0, 0, 0, 0};
+  if (rank < 1 || rank > 2) fail(path, "dataset " + name + ": expected rank " + (cols ? "2" : "1"));
+  H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  const int want_rank = cols ? 2 : 1;
+  if (rank != want_rank || (cols && dims[1] != hsize_t(cols)))
+    fail(path, "dataset " + name + ": expected shape " +
+                   (cols ? "(n," + std::to_string(cols) + ")" : std::string("(n)")));
+  const H5T_class_t cls = [&] {
+    Handle t{H5Dget_type(ds.id), H5Tclose};
+    return H5Tget_class(t.id);
+  }();
+  const bool want_float = (mem_type == H5T_NATIVE_DOUBLE);
+  if (want_float ? (cls != H5T_FLOAT && cls != H5T_INTEGER) : cls != H5T_INTEGER)
+    fail(path, "dataset " + name + (want_float ? ": expected floating-point data" : ": expected integer data"));
+  out.resize(std::size_t(dims[0]) * std::size_t(cols ? cols : 1));
+  if (!out.empty() && H5Dread(ds.id, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    fail(path, "dataset " + name + ": read failed (truncated or corrupt file?)");
+  return std::size_t(dims[0]);
+}
+
+std::vector<double> read_f64(hid_t file, const std::string& path, const std::string& name, int cols,
+                             std::size_t* rows = nullptr) {
+  std::vector<double> v;
+  std::size_t r = read_dataset(file, path, name, cols, H5T_NATIVE_DOUBLE, v);
+  if (rows) *rows = r;
+  return v;
+}
+
+std::vector<std::int64_t> read_i64(hid_t file, const std::string& path, const std::string& name,
+                                   int cols, std::size_t* rows = nullptr) {
+  std::vector<std::int64_t> v;
+  std::size_t r = read_dataset(file, path, name, cols, H5T_NATIVE_INT64, v);
+  if (rows) *rows = r;
+  return v;
+}
+
+void require(hid_t file, const std::string& path, const std::string& name) {
+  if (!exists(file, name)) fail(path, "dataset " + name + ": missing");
+}
+
+void check_len(const std::string& path, const std::string& name, std::size_t got, std::size_t want,
+               const std::string& against) {
+  if (got != want)
+    fail(path, "dataset " + name + ": has " + std::to_string(got) + " rows, expected " +
+                   std::to_string(want) + " (one per row of " + against + ")");
+}
+
+template <std::size_t K>
+std::vector<std::array<int, K>> to_index_rows(const std::vector<std::int64_t>& flat,
+                                              std::size_t nverts, const std::string& path,
+                                              const std::string& name) {
+  std::vector<std::array<int, K>> rows(flat.size() / K);
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    if (flat[i] < 0 || std::uint64_t(flat[i]) >= nverts)
+      fail(path, "dataset " + name + ": row " + std::to_string(i / K) + " has vertex index " +
+                     std::to_string(flat[i]) + " outside [0, " + std::to_string(nverts) + ")");
+    rows[i / K][i % K] = int(flat[i]);
+  }
+  return rows;
+}
+
+}  // namespace
+
+ResultFile::ResultFile(const std::string& path) : path_(path) {
+  const QuietHdf5 quiet;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) fail(path, "cannot open: no such file");
+  if (!S_ISREG(st.st_mode)) fail(path, "cannot open: not a regular file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) fail(path, "not an HDF5 file (or truncated)");
+  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0) fail(path, "cannot open as HDF5 (truncated or corrupt file?)");
+  const hid_t f = hid_t(file_);
+
+  try {
+    for (const char* n : {"/mesh/rest_positions", "/mesh/triangles", "/mesh/triangle_offset",
+                          "/mesh/strain_limit", "/frames/positions", "/frames/time"})
+      require(f, path, n);
+
+    std::size_t n = 0;
+    std::vector<double> rest = read_f64(f, path, "/mesh/rest_positions", 3, &n);
+    mesh_.rest.resize(n);
+    for (std::size_t i = 0; i < n; ++i) mesh_.rest[i] = Vec3(rest[3 * i], rest[3 * i + 1], rest[3 * i + 2]);
+
+    std::size_t t = 0;
+    mesh_.triangles = to_index_rows<3>(read_i64(f, path, "/mesh/triangles", 3, &t), n, path, "/mesh/triangles");
+    std::size_t rows = 0;
+    mesh_.triangle_offset = read_f64(f, path, "/mesh/triangle_offset", 0, &rows);
+    check_len(path, "/mesh/triangle_offset", rows, t, "/mesh/triangles");
+    mesh_.strain_limit = read_f64(f, path, "/mesh/strain_limit", 0, &rows);
+    check_len(path, "/mesh/strain_limit", rows, t, "/mesh/triangles");
+
+    if (exists(f, "/mesh/object_id")) {
+      read_i64(f, path, "/mesh/object_id", 0, &rows);
+      check_len(path, "/mesh/object_id", rows, n, "/mesh/rest_positions");
+    }
+    if (exists(f, "/mesh/segments")) {
+      std::size_t s = 0;
+      mesh_.segments = to_index_rows<2>(read_i64(f, path, "/mesh/segments", 2, &s), n, path, "/mesh/segments");
+      require(f, path, "/mesh/segment_offset");
+      mesh_.segment_offset = read_f64(f, path, "/mesh/segment_offset", 0, &rows);
+      check_len(path, "/mesh/segment_offset", rows, s, "/mesh/segments");
+    }
+    if (exists(f, "/mesh/points")) {
+      std::size_t p = 0;
+      auto pts = to_index_rows<1>(read_i64(f, path, "/mesh/points", 0, &p), n, path, "/mesh/points");
+      for (auto& r : pts) mesh_.points.push_back(r[0]);
+      require(f, path, "/mesh/point_offset");
+      mesh_.point_offset = read_f64(f, path, "/mesh/point_offset", 0, &rows);
+      check_len(path, "/mesh/point_offset", rows, p, "/mesh/points");
+    }
+    if (exists(f, "/mesh/tets"))
+      mesh_.tets = to_index_rows<4>(read_i64(f, path, "/mesh/tets", 4, nullptr), n, path, "/mesh/tets");
+
+    for (const auto* v : {&mesh_.triangle_offset, &mesh_.strain_limit, &mesh_.segment_offset, &mesh_.point_offset})
+      for (double x : *v)
+        if (!std::isfinite(x) || x < 0) {
+          const char* name = v == &mesh_.triangle_offset ? "/mesh/triangle_offset"
+                             : v == &mesh_.strain_limit  ? "/mesh/strain_limit"
+                             : v == &mesh_.segment_offset ? "/mesh/segment_offset"
+                                                          : "/mesh/point_offset";
+          fail(path, std::string("dataset ") + name + ": values must be finite and >= 0");
+        }
+
+    times_ = read_f64(f, path, "/frames/time", 0, &rows);
+
+    positions_ = H5Dopen2(f, "/frames/positions", H5P_DEFAULT);
+    if (positions_ < 0) fail(path, "dataset /frames/positions: cannot open");
+    Handle space{H5Dget_space(hid_t(positions_)), H5Sclose};
+    hsize_t dims[3] = {0, 0, 0};
+    if (H5Sget_simple_extent_ndims(space.id) != 3) fail(path, "dataset /frames/positions: expected shape (F,N,3)");
+    H5Sget_simple_extent_dims(space.id, dims, nullptr);
+    if (dims[1] != n || dims[2] != 3)
+      fail(path, "dataset /frames/positions: shape (" + std::to_string(dims[0]) + "," +
+                     std::to_string(dims[1]) + "," + std::to_string(dims[2]) + ") does not match (F," +
+                     std::to_string(n) + ",3) of /mesh/rest_positions");
+    {
+      Handle t{H5Dget_type(hid_t(positions_)), H5Tclose};
+      if (H5Tget_class(t.id) != H5T_FLOAT) fail(path, "dataset /frames/positions: expected floating-point data");
+    }
+    frames_ = long(std::min<hsize_t>(dims[0], times_.size()));
+
+    if (H5Aexists(f, "complete") > 0) {
+      Handle a{H5Aopen(f, "complete", H5P_DEFAULT), H5Aclose};
+      long long v = 0;
+      if (a.id < 0 || H5Aread(a.id, H5T_NATIVE_LLONG, &v) < 0)
+        fail(path, "attribute /complete: cannot read as an integer");
+      has_complete_ = true;
+      complete_ = long(v);
+    }
+  } catch (...) {
+    if (positions_ >= 0) H5Dclose(hid_t(positions_));
+    H5Fclose(f);
+    positions_ = file_ = -1;
+    throw;
+  }
+}
+
+ResultFile::~ResultFile() {
+  if (positions_ >= 0) H5Dclose(hid_t(positions_));
+  if (file_ >= 0) H5Fclose(hid_t(file_));
+}
+
+void ResultFile::read_frame(long f, std::vector<Vec3>& x) const {
+  const QuietHdf5 quiet;
+  const std::size_t n = mesh_.rest.size();
+  x.resize(n);
+  if (f < 0 || f >= frames_) fail(path_, "dataset /frames/positions: frame " + std::to_string(f) + " out of range");
+  if (n == 0) return;
+  Handle fspace{H5Dget_space(hid_t(positions_)), H5Sclose};
+  hsize_t start[3] = {hsize_t(f), 0, 0}, count[3] = {1, hsize_t(n), 3};
+  hsize_t mdims[1] = {hsize_t(3 * n)};
+  Handle mspace{H5Screate_simple(1, mdims, nullptr), H5Sclose};
+  static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
+  if (fspace.id < 0 || mspace.id < 0 ||
+      H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+      H5Dread(hid_t(positions_), H5T_NATIVE_DOUBLE, mspace.id, fspace.id, H5P_DEFAULT, x.data()->data()) < 0)
+    fail(path_, "dataset /frames/positions: cannot read frame " + std::to_string(f) +
+                    " (truncated or corrupt file?)");
+}
+
+}  // namespace weft::verify

@@ -1,0 +1,197 @@
+#include "contact/pair_potential.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "contact/barrier.hpp"
+#include "contact/mollifier.hpp"
+#include "contact/point_point.hpp"
+#include "contact/psd.hpp"
+
+namespace weft {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Project the block of H on the points idx[0..K) (in 3x3 blocks) onto the PSD cone.
+template <int N, int K>
+void project_block(MatN<3 * N>& H, const int* idx) {
+  MatN<3 * K> B;
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < K; ++j) B.template block<3, 3>(3 * i, 3 * j) = H.template block<3, 3>(3 * idx[i], 3 * idx[j]);
+  B = project_to_psd<3 * K>(B);
+  H.setZero();
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < K; ++j) H.template block<3, 3>(3 * idx[i], 3 * idx[j]) = B.template block<3, 3>(3 * i, 3 * j);
+}
+
+template <int N>
+void project_active(MatN<3 * N>& H, const int* idx, int k) {
+  if (k == 2) project_block<N, 2>(H, idx);
+  else if constexpr (N >= 3) {
+    if (k == 3) project_block<N, 3>(H, idx);
+    else if constexpr (N >= 4) {
+      if (k == 4) H = project_to_psd<3 * N>(H);
+    }
+  }
+}
+
+// Chain rule from d^2 to the offset barrier. Returns false when inactive / infeasible.
+template <int M>
+bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParams& bp, LocalEnergy<M>& out,
+              bool want_derivs) {
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat);
+  const double s = d2 - bp.xi * bp.xi;
+  if (s >= S) return false;
+  out.active = true;
+  if (s <= 0.0) {
+    out.feasible = false;
+    out.value = kInf;
+    return false;
+  }
+  out.value = bp.kappa * barrier(s, S);
+  if (!want_derivs) return true;
+  const double b1 = bp.kappa * barrier_first_derivative(s, S);
+  const double b2 = bp.kappa * barrier_second_derivative(s, S);
+  out.gradient = b1 * g;
+  out.hessian = b2 * g * g.transpose() + b1 * Hd;
+  return true;
+}
+
+double energy_of(double d2, const BarrierParams& bp) {
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat);
+  const double s = d2 - bp.xi * bp.xi;
+  if (s >= S) return 0.0;
+  if (s <= 0.0) return kInf;
+  return bp.kappa * barrier(s, S);
+}
+
+}  // namespace
+
+int active_points(PointEdgeType t, int idx[3]) {
+  switch (t) {
+    case PointEdgeType::P_E0: idx[0] = 0; idx[1] = 1; return 2;
+    case PointEdgeType::P_E1: idx[0] = 0; idx[1] = 2; return 2;
+    case PointEdgeType::P_E: idx[0] = 0; idx[1] = 1; idx[2] = 2; return 3;
+  }
+  return 0;
+}
+
+int active_points(PointTriangleType t, int idx[4]) {
+  switch (t) {
+    case PointTriangleType::P_A: idx[0] = 0; idx[1] = 1; return 2;
+    case PointTriangleType::P_B: idx[0] = 0; idx[1] = 2; return 2;
+    case PointTriangleType::P_C: idx[0] = 0; idx[1] = 3; return 2;
+    case PointTriangleType::P_EAB: idx[0] = 0; idx[1] = 1; idx[2] = 2; return 3;
+    case PointTriangleType::P_EBC: idx[0] = 0; idx[1] = 2; idx[2] = 3; return 3;
+    case PointTriangleType::P_ECA: idx[0] = 0; idx[1] = 3; idx[2] = 1; return 3;
+    case PointTriangleType::P_T: idx[0] = 0; idx[1] = 1; idx[2] = 2; idx[3] = 3; return 4;
+  }
+  return 0;
+}
+
+int active_points(EdgeEdgeType t, int idx[4]) {
+  switch (t) {
+    case EdgeEdgeType::EA0_EB0: idx[0] = 0; idx[1] = 2; return 2;
+    case EdgeEdgeType::EA0_EB1: idx[0] = 0; idx[1] = 3; return 2;
+    case EdgeEdgeType::EA1_EB0: idx[0] = 1; idx[1] = 2; return 2;
+    case EdgeEdgeType::EA1_EB1: idx[0] = 1; idx[1] = 3; return 2;
+    case EdgeEdgeType::EA_EB0: idx[0] = 2; idx[1] = 0; idx[2] = 1; return 3;
+    case EdgeEdgeType::EA_EB1: idx[0] = 3; idx[1] = 0; idx[2] = 1; return 3;
+    case EdgeEdgeType::EA0_EB: idx[0] = 0; idx[1] = 2; idx[2] = 3; return 3;
+    case EdgeEdgeType::EA1_EB: idx[0] = 1; idx[1] = 2; idx[2] = 3; return 3;
+    case EdgeEdgeType::EA_EB: idx[0] = 0; idx[1] = 1; idx[2] = 2; idx[3] = 3; return 4;
+  }
+  return 0;
+}
+
+double point_point_barrier_energy(const Vec3& p0, const Vec3& p1, const BarrierParams& bp) {
+  return energy_of(point_point_distance_sq(p0, p1), bp);
+}
+
+double point_edge_barrier_energy(const Vec3& p, const Vec3& e0, const Vec3& e1, const BarrierParams& bp) {
+  return energy_of(point_edge_distance_sq(p, e0, e1), bp);
+}
+
+double point_triangle_barrier_energy(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
+                                     const BarrierParams& bp) {
+  return energy_of(point_triangle_distance_sq(p, t0, t1, t2), bp);
+}
+
+double edge_edge_barrier_energy(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
+                                double eps_x, const BarrierParams& bp) {
+  const double e = energy_of(edge_edge_distance_sq(ea0, ea1, eb0, eb1), bp);
+  if (e == 0.0 || eps_x <= 0.0 || std::isinf(e)) return e;  // infeasible stays infeasible
+  return edge_edge_mollifier(ea0, ea1, eb0, eb1, eps_x) * e;
+}
+
+LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const BarrierParams& bp) {
+  LocalEnergy<6> out;
+  const double d2 = point_point_distance_sq(p0, p1);
+  if (assemble<6>(d2, point_point_distance_sq_gradient(p0, p1), point_point_distance_sq_hessian(p0, p1), bp, out,
+                  true) &&
+      bp.project_psd)
+    out.hessian = project_to_psd<6>(out.hessian);
+  return out;
+}
+
+LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, const BarrierParams& bp) {
+  LocalEnergy<9> out;
+  const PointEdgeType t = classify_point_edge(p, e0, e1);
+  const double d2 = point_edge_distance_sq(p, e0, e1, t);
+  if (energy_of(d2, bp) == 0.0) return out;
+  if (assemble<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), point_edge_distance_sq_hessian(p, e0, e1, t), bp,
+                  out, true) &&
+      bp.project_psd) {
+    int idx[3];
+    project_active<3>(out.hessian, idx, active_points(t, idx));
+  }
+  return out;
+}
+
+LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
+                                       const BarrierParams& bp) {
+  LocalEnergy<12> out;
+  const PointTriangleType t = classify_point_triangle(p, t0, t1, t2);
+  const double d2 = point_triangle_distance_sq(p, t0, t1, t2, t);
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat);
+  if (d2 - bp.xi * bp.xi >= S) return out;
+  if (assemble<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t),
+                   point_triangle_distance_sq_hessian(p, t0, t1, t2, t), bp, out, true) &&
+      bp.project_psd) {
+    int idx[4];
+    project_active<4>(out.hessian, idx, active_points(t, idx));
+  }
+  return out;
+}
+
+LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
+                                  double eps_x, const BarrierParams& bp) {
+  LocalEnergy<12> out;
+  const EdgeEdgeType t = classify_edge_edge(ea0, ea1, eb0, eb1);
+  const double d2 = edge_edge_distance_sq(ea0, ea1, eb0, eb1, t);
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat);
+  if (d2 - bp.xi * bp.xi >= S) return out;
+  if (!assemble<12>(d2, edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t),
+                    edge_edge_distance_sq_hessian(ea0, ea1, eb0, eb1, t), bp, out, true))
+    return out;
+  const bool mollified = eps_x > 0.0 && edge_edge_mollifier_active(ea0, ea1, eb0, eb1, eps_x);
+  if (mollified) {
+    // Product rule for m(x) P(x).
+    const double m = edge_edge_mollifier(ea0, ea1, eb0, eb1, eps_x);
+    const Vec12 gm = edge_edge_mollifier_gradient(ea0, ea1, eb0, eb1, eps_x);
+    const Mat12 Hm = edge_edge_mollifier_hessian(ea0, ea1, eb0, eb1, eps_x);
+    const Mat12 cross = gm * out.gradient.transpose();
+    out.hessian = m * out.hessian + out.value * Hm + cross + cross.transpose();
+    out.gradient = m * out.gradient + out.value * gm;
+    out.value *= m;
+    if (bp.project_psd) out.hessian = project_to_psd<12>(out.hessian);
+  } else if (bp.project_psd) {
+    int idx[4];
+    project_active<4>(out.hessian, idx, active_points(t, idx));
+  }
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,62 @@
+// Stateless per-pair contact barrier potentials with a thickness offset (C-IPC eq. 12):
+//   P(x) = kappa * b(d^2(x) - xi^2, 2 xi dhat + dhat^2),
+// its gradient  kappa b'(s) grad d^2  and Hessian  kappa (b''(s) grad d^2 grad d^2^T + b'(s) Hess d^2)
+// with s = d^2 - xi^2 (eq. 13). d^2 is the clamped distance of the pair (distance_type.hpp).
+//
+// PSD projection (when BarrierParams::project_psd): the local Hessian is projected onto
+// the PSD cone by eigenvalue clamping (IPC's default). It is only nonzero on the points of
+// the active distance type (2 for point-point types, 3 for point-edge types, 4 otherwise),
+// so the projection is done on that block (6x6 / 9x9 / 12x12) — the same result as
+// projecting the whole zero-padded 12x12, at a fraction of the cost. The mollified
+// edge-edge potential involves all four points and is projected as a 12x12.
+//
+// Outside the active range (d >= xi + dhat) everything is zero and `active` is false.
+// At or inside the offset (d <= xi) the pair is infeasible: value = +inf, derivatives zero
+// and `feasible` false; the line search (guarded by ACCD) never goes there.
+#pragma once
+#include "contact/distance_type.hpp"
+#include "core/types.hpp"
+
+namespace weft {
+
+struct BarrierParams {
+  double kappa = 1.0;  // barrier stiffness
+  double dhat = 1e-3;  // activation distance beyond the offset
+  double xi = 0.0;     // thickness offset of the pair, (xi_i + xi_j) / 2
+  bool project_psd = true;
+};
+
+template <int N>
+struct LocalEnergy {
+  double value = 0.0;
+  VecN<N> gradient = VecN<N>::Zero();
+  MatN<N> hessian = MatN<N>::Zero();
+  bool active = false;    // inside the barrier's support
+  bool feasible = true;   // d > xi
+};
+
+// Energies only (cheap, for line searches).
+double point_point_barrier_energy(const Vec3& p0, const Vec3& p1, const BarrierParams& bp);
+double point_edge_barrier_energy(const Vec3& p, const Vec3& e0, const Vec3& e1, const BarrierParams& bp);
+double point_triangle_barrier_energy(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
+                                     const BarrierParams& bp);
+// eps_x <= 0 disables the mollifier.
+double edge_edge_barrier_energy(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
+                                double eps_x, const BarrierParams& bp);
+
+// Energy, gradient and (projected) Hessian.
+LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const BarrierParams& bp);
+LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, const BarrierParams& bp);
+LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
+                                       const BarrierParams& bp);
+// Mollified edge-edge barrier m(c(x)) * P(x) (IPC); eps_x from edge_edge_mollifier_threshold
+// on rest positions, eps_x <= 0 disables the mollifier.
+LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
+                                  double eps_x, const BarrierParams& bp);
+
+// Indices (0..3) of the points that the distance of a type depends on; returns the count.
+int active_points(PointEdgeType t, int idx[3]);
+int active_points(PointTriangleType t, int idx[4]);
+int active_points(EdgeEdgeType t, int idx[4]);
+
+}  // namespace weft

@@ -1,0 +1,207 @@
+// Log barrier, its thickness-offset form, the per-pair barrier potentials and adaptive kappa.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "contact/adaptive_kappa.hpp"
+#include "contact/barrier.hpp"
+#include "contact/mollifier.hpp"
+#include "contact/pair_potential.hpp"
+#include "fd_util.hpp"
+
+using namespace weft;
+using namespace weft::test;
+
+TEST(Barrier, ScalarDerivatives) {
+  const double dhat = 0.3;
+  for (double d : {1e-4, 0.01, 0.1, 0.2, 0.29}) {
+    const double h = 1e-7 * d;
+    EXPECT_NEAR(barrier_first_derivative(d, dhat), (barrier(d + h, dhat) - barrier(d - h, dhat)) / (2 * h),
+                1e-6 * std::max(1.0, std::abs(barrier_first_derivative(d, dhat))));
+    EXPECT_NEAR(barrier_second_derivative(d, dhat),
+                (barrier_first_derivative(d + h, dhat) - barrier_first_derivative(d - h, dhat)) / (2 * h),
+                1e-5 * std::max(1.0, barrier_second_derivative(d, dhat)));
+    EXPECT_GT(barrier(d, dhat), 0.0);
+    EXPECT_LT(barrier_first_derivative(d, dhat), 0.0);
+    EXPECT_GT(barrier_second_derivative(d, dhat), 0.0);
+  }
+  // C^2-ish at dhat, zero beyond, infinite at contact.
+  EXPECT_EQ(barrier(dhat, dhat), 0.0);
+  EXPECT_EQ(barrier(2 * dhat, dhat), 0.0);
+  EXPECT_NEAR(barrier(dhat * (1 - 1e-9), dhat), 0.0, 1e-20);
+  EXPECT_NEAR(barrier_first_derivative(dhat * (1 - 1e-9), dhat), 0.0, 1e-9);
+  EXPECT_TRUE(std::isinf(barrier(0.0, dhat)));
+  EXPECT_TRUE(std::isinf(barrier(-1.0, dhat)));
+  // Hand value: b(dhat/e, dhat) = (dhat - dhat/e)^2.
+  EXPECT_DOUBLE_EQ(barrier(dhat / M_E, dhat), std::pow(dhat - dhat / M_E, 2));
+}
+
+TEST(Barrier, OffsetFormEq12) {
+  const double xi = 1e-3, dhat = 2e-3;
+  EXPECT_DOUBLE_EQ(offset_barrier_threshold(xi, dhat), 2 * xi * dhat + dhat * dhat);
+  // Diverges at d = xi, vanishes from d = xi + dhat on.
+  EXPECT_TRUE(std::isinf(offset_barrier(xi * xi, xi, dhat)));
+  EXPECT_EQ(offset_barrier(std::pow(xi + dhat, 2) * (1 + 1e-12), xi, dhat), 0.0);
+  EXPECT_GT(offset_barrier(std::pow(xi + 0.5 * dhat, 2), xi, dhat), 0.0);
+  const double d2 = std::pow(xi + 0.3 * dhat, 2);
+  EXPECT_DOUBLE_EQ(offset_barrier(d2, xi, dhat), barrier(d2 - xi * xi, 2 * xi * dhat + dhat * dhat));
+  EXPECT_DOUBLE_EQ(offset_barrier_first_derivative(d2, xi, dhat),
+                   barrier_first_derivative(d2 - xi * xi, 2 * xi * dhat + dhat * dhat));
+  EXPECT_DOUBLE_EQ(offset_barrier_second_derivative(d2, xi, dhat),
+                   barrier_second_derivative(d2 - xi * xi, 2 * xi * dhat + dhat * dhat));
+  // Force magnitude = -d/dd (kappa b_xi(d^2)).
+  const double kappa = 5.0, d = xi + 0.4 * dhat, h = 1e-9;
+  const double fd = -(kappa * offset_barrier((d + h) * (d + h), xi, dhat) - kappa * offset_barrier((d - h) * (d - h), xi, dhat)) /
+                    (2 * h);
+  EXPECT_NEAR(barrier_force_magnitude(d * d, xi, dhat, kappa), fd, 1e-6 * std::abs(fd));
+  EXPECT_EQ(barrier_force_magnitude(std::pow(xi + 2 * dhat, 2), xi, dhat, kappa), 0.0);
+  EXPECT_TRUE(std::isinf(barrier_force_magnitude(0.25 * xi * xi, xi, dhat, kappa)));
+  EXPECT_TRUE(std::isinf(barrier_force_magnitude(0.0, 0.0, dhat, kappa)));
+}
+
+namespace {
+
+// A check of one pair potential: FD gradient and Hessian (unprojected), PSD after projection,
+// the energy-only function agrees.
+template <int N, class Full, class Energy>
+void check_pair(const VecN<N>& x, const Full& full, const Energy& energy, double h, const char* what) {
+  BarrierParams raw;
+  auto f = [&](const VecN<N>& y) { return full(y, false).value; };
+  auto g = [&](const VecN<N>& y) { return VecN<N>(full(y, false).gradient); };
+  const LocalEnergy<N> e = full(x, false);
+  ASSERT_TRUE(e.active) << what;
+  ASSERT_TRUE(e.feasible) << what;
+  EXPECT_GT(e.value, 0.0) << what;
+  EXPECT_NEAR(energy(x), e.value, 1e-12 * e.value) << what;
+  EXPECT_TRUE(near_rel(e.gradient, fd_gradient<N>(f, x, h), 1e-6)) << what;
+  EXPECT_TRUE(near_rel(e.hessian, fd_jacobian<N>(g, x, h), 1e-5)) << what;
+  const LocalEnergy<N> p = full(x, true);
+  EXPECT_EQ(p.value, e.value);
+  EXPECT_EQ(p.gradient, e.gradient);
+  Eigen::SelfAdjointEigenSolver<MatN<N>> es(p.hessian);
+  EXPECT_GE(es.eigenvalues().minCoeff(), -1e-9 * std::max(1.0, p.hessian.norm())) << what;
+  // The projection only removes negative curvature: H_proj - H is PSD.
+  Eigen::SelfAdjointEigenSolver<MatN<N>> ed(MatN<N>(p.hessian - e.hessian));
+  EXPECT_GE(ed.eigenvalues().minCoeff(), -1e-9 * std::max(1.0, p.hessian.norm())) << what;
+}
+
+BarrierParams params(bool project) {
+  BarrierParams bp;
+  bp.kappa = 10.0;
+  bp.dhat = 0.1;
+  bp.xi = 0.05;
+  bp.project_psd = project;
+  return bp;
+}
+
+}  // namespace
+
+TEST(PairPotential, PointPoint) {
+  VecN<6> x;
+  x << 0.1, 0.2, 0.3, 0.1 + 0.06, 0.2 + 0.05, 0.3 + 0.04;  // |d| ~ 0.088 in (xi, xi + dhat)
+  check_pair<6>(
+      x, [](const VecN<6>& y, bool pr) { return point_point_barrier(y.head<3>(), y.tail<3>(), params(pr)); },
+      [](const VecN<6>& y) { return point_point_barrier_energy(y.head<3>(), y.tail<3>(), params(true)); }, 1e-7, "PP");
+}
+
+TEST(PairPotential, PointEdge) {
+  Vec9 x;
+  x << 0.4, 0.08, 0.02, 0, 0, 0, 1, 0.01, 0;
+  auto P = [](const Vec9& y, int i) { return Vec3(y.segment<3>(3 * i)); };
+  check_pair<9>(
+      x, [&](const Vec9& y, bool pr) { return point_edge_barrier(P(y, 0), P(y, 1), P(y, 2), params(pr)); },
+      [&](const Vec9& y) { return point_edge_barrier_energy(P(y, 0), P(y, 1), P(y, 2), params(true)); }, 1e-7, "PE");
+}
+
+TEST(PairPotential, PointTriangleFaceAndEdgeRegions) {
+  Vec12 x;
+  x << 0.3, 0.3, 0.09, 0, 0, 0, 1, 0, 0.01, 0, 1, -0.01;  // face region
+  auto full = [](const Vec12& y, bool pr) {
+    return point_triangle_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), params(pr));
+  };
+  auto en = [](const Vec12& y) {
+    return point_triangle_barrier_energy(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), params(true));
+  };
+  ASSERT_EQ(classify_point_triangle(pt(x, 0), pt(x, 1), pt(x, 2), pt(x, 3)), PointTriangleType::P_T);
+  check_pair<12>(x, full, en, 1e-7, "PT face");
+  x.head<3>() = Vec3(0.5, -0.05, 0.06);  // edge region of t0-t1
+  ASSERT_EQ(classify_point_triangle(pt(x, 0), pt(x, 1), pt(x, 2), pt(x, 3)), PointTriangleType::P_EAB);
+  check_pair<12>(x, full, en, 1e-7, "PT edge");
+  x.head<3>() = Vec3(-0.05, -0.05, 0.04);  // vertex region of t0
+  ASSERT_EQ(classify_point_triangle(pt(x, 0), pt(x, 1), pt(x, 2), pt(x, 3)), PointTriangleType::P_A);
+  check_pair<12>(x, full, en, 1e-7, "PT vertex");
+}
+
+TEST(PairPotential, EdgeEdgeCrossingAndMollified) {
+  Vec12 x;
+  x << -1, 0, 0, 1, 0.02, 0, 0.1, -1, 0.08, -0.05, 1, 0.09;  // crossing edges, gap ~0.085
+  ASSERT_EQ(classify_edge_edge(pt(x, 0), pt(x, 1), pt(x, 2), pt(x, 3)), EdgeEdgeType::EA_EB);
+  const double eps_x = edge_edge_mollifier_threshold(pt(x, 0), pt(x, 1), pt(x, 2), pt(x, 3));
+  auto full = [eps_x](const Vec12& y, bool pr) {
+    return edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), eps_x, params(pr));
+  };
+  auto en = [eps_x](const Vec12& y) {
+    return edge_edge_barrier_energy(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), eps_x, params(true));
+  };
+  check_pair<12>(x, full, en, 1e-7, "EE crossing");
+
+  // Nearly parallel edges: the mollifier is active (rest = a crossing configuration).
+  Vec12 y;
+  y << 0, 0, 0, 1, 0, 0, 0.3, 0.02, 0.08, 0.8, 0.025, 0.081;
+  const double eps_rest = edge_edge_mollifier_threshold(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0.5, -0.5, 0), Vec3(0.5, 0.5, 0));
+  ASSERT_TRUE(edge_edge_mollifier_active(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), eps_rest));
+  auto fullm = [eps_rest](const Vec12& z, bool pr) {
+    return edge_edge_barrier(pt(z, 0), pt(z, 1), pt(z, 2), pt(z, 3), eps_rest, params(pr));
+  };
+  auto enm = [eps_rest](const Vec12& z) {
+    return edge_edge_barrier_energy(pt(z, 0), pt(z, 1), pt(z, 2), pt(z, 3), eps_rest, params(true));
+  };
+  const EdgeEdgeType t = classify_edge_edge(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3));
+  SCOPED_TRACE(to_string(t));
+  check_pair<12>(y, fullm, enm, 1e-8, "EE mollified");
+  // The mollified energy is smaller than the raw one.
+  EXPECT_LT(fullm(y, true).value, edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, params(true)).value);
+}
+
+TEST(PairPotential, InactiveAndInfeasible) {
+  const BarrierParams bp = params(true);
+  // Beyond xi + dhat: zero, inactive.
+  LocalEnergy<6> far = point_point_barrier(Vec3(0, 0, 0), Vec3(0, 0, 0.2), bp);
+  EXPECT_FALSE(far.active);
+  EXPECT_EQ(far.value, 0.0);
+  EXPECT_EQ(far.gradient.norm(), 0.0);
+  // Within the offset: infinite energy, infeasible.
+  LocalEnergy<12> in = point_triangle_barrier(Vec3(0.2, 0.2, 0.01), Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), bp);
+  EXPECT_FALSE(in.feasible);
+  EXPECT_TRUE(std::isinf(in.value));
+  EXPECT_TRUE(std::isinf(point_triangle_barrier_energy(Vec3(0.2, 0.2, 0.01), Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), bp)));
+  // Exactly parallel edges inside the offset: the mollifier (m = 0) must not hide infeasibility.
+  const double eps_x = edge_edge_mollifier_threshold(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0.5, -0.5, 0), Vec3(0.5, 0.5, 0));
+  EXPECT_TRUE(std::isinf(
+      edge_edge_barrier_energy(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 0.01, 0), Vec3(1, 0.01, 0), eps_x, bp)));
+}
+
+TEST(AdaptiveKappa, BoundsInitialAndUpdate) {
+  const double dhat = 1e-3, xi = 1e-4, mass = 0.01, diag = 2.0;
+  const KappaBounds kb = barrier_stiffness_bounds(dhat, xi, mass, diag);
+  EXPECT_GT(kb.min, 0.0);
+  EXPECT_DOUBLE_EQ(kb.max, 100.0 * kb.min);
+  // Hand formula: D0 = (xi + 1e-8 diag)^2; kappa_min = 1e11 m / (4 D0 b''(D0 - xi^2, 2 xi dhat + dhat^2)).
+  const double D0 = std::pow(xi + 1e-8 * diag, 2);
+  EXPECT_NEAR(kb.min, 1e11 * mass / (4 * D0 * barrier_second_derivative(D0 - xi * xi, 2 * xi * dhat + dhat * dhat)),
+              1e-12 * kb.min);
+  // Gradient balance: clamped into [min, max].
+  EXPECT_EQ(initial_barrier_stiffness(0.0, 0.0, kb), kb.min);
+  EXPECT_EQ(initial_barrier_stiffness(+1.0, 1.0, kb), kb.min);  // ratio negative
+  EXPECT_DOUBLE_EQ(initial_barrier_stiffness(-3.0 * kb.min, 1.0, kb), 3.0 * kb.min);
+  EXPECT_EQ(initial_barrier_stiffness(-1e3 * kb.min, 1.0, kb), kb.max);
+  // Doubling only while the gap stays tiny and shrinks.
+  const double eps_d = 1e-9 * diag;
+  EXPECT_EQ(update_barrier_stiffness(kb.min, 0.5 * eps_d, 0.4 * eps_d, kb, diag), 2 * kb.min);
+  EXPECT_EQ(update_barrier_stiffness(kb.min, 0.4 * eps_d, 0.5 * eps_d, kb, diag), kb.min);
+  EXPECT_EQ(update_barrier_stiffness(kb.min, 10 * eps_d, 0.5 * eps_d, kb, diag), kb.min);
+  EXPECT_EQ(update_barrier_stiffness(kb.max, 0.5 * eps_d, 0.4 * eps_d, kb, diag), kb.max);
+  // dhat smaller than the reference gap: falls back to the middle of the support, still finite.
+  const KappaBounds kb2 = barrier_stiffness_bounds(1e-10, 0.0, mass, 1e3);
+  EXPECT_TRUE(std::isfinite(kb2.min) && kb2.min > 0);
+}

@@ -1,0 +1,103 @@
+// weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5] [PETSc options]
+// Thin: parse the command line, hand everything else to the library.
+#include <petscsys.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/case_loader.hpp"
+#include "methods/simulation.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5] [PETSc options]";
+
+struct Args {
+  std::string case_file;
+  std::vector<std::string> overrides;
+  weft::RunOptions run;
+  std::vector<char*> petsc_argv;
+};
+
+// weft's own options are recognised here; any other single-dash option (and the value
+// after it) belongs to PETSc. An unknown double-dash option is an input error.
+Args parse(int argc, char** argv) {
+  Args a;
+  a.petsc_argv.push_back(argv[0]);
+  auto value = [&](int& i) -> std::string {
+    if (i + 1 >= argc) throw weft::InputError(std::string("option ") + argv[i] + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (s == "-o" || s == "--output") {
+      a.run.output = value(i);
+    } else if (s == "--frames") {
+      const std::string v = value(i);
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (*end || n < 0) throw weft::InputError("--frames: expected a non-negative integer, got '" + v + "'");
+      a.run.frames = static_cast<int>(n);
+    } else if (s == "--set") {
+      a.overrides.push_back(value(i));
+    } else if (s == "--restart") {
+      a.run.restart = value(i);
+    } else if (s == "-h" || s == "--help") {
+      std::puts(kUsage);
+      std::exit(0);
+    } else if (s.rfind("--", 0) == 0) {
+      throw weft::InputError("unknown option '" + s + "'");
+    } else if (s.size() > 1 && s[0] == '-') {
+      a.petsc_argv.push_back(argv[i]);
+      if (i + 1 < argc && argv[i + 1][0] != '-') a.petsc_argv.push_back(argv[++i]);
+    } else if (a.case_file.empty()) {
+      a.case_file = s;
+    } else {
+      throw weft::InputError("unexpected argument '" + s + "' (one case file only)");
+    }
+  }
+  if (a.case_file.empty()) throw weft::InputError("no case file given");
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int code = 0;
+  Args args;
+  try {
+    args = parse(argc, argv);
+  } catch (const weft::InputError& e) {
+    if (rank == 0) std::fprintf(stderr, "weft: error: %s\n%s\n", e.what(), kUsage);
+    MPI_Finalize();
+    return 2;
+  }
+  int pargc = static_cast<int>(args.petsc_argv.size());
+  args.petsc_argv.push_back(nullptr);
+  char** pargv = args.petsc_argv.data();
+  PetscInitialize(&pargc, &pargv, nullptr, nullptr);
+  try {
+    weft::CaseSpec spec = weft::load_case(args.case_file, args.overrides);
+    weft::RunSummary s = weft::run_simulation(spec, args.run, MPI_COMM_WORLD);
+    if (!s.all_converged && rank == 0)
+      std::fprintf(stderr, "weft: warning: some steps ended before Newton converged (see /frames/stats/converged)\n");
+  } catch (const weft::InputError& e) {
+    if (rank == 0) std::fprintf(stderr, "weft: error: %s\n", e.what());
+    code = 2;
+  } catch (const std::exception& e) {
+    // A runtime failure on one rank may leave the others waiting in a collective.
+    std::fprintf(stderr, "weft: failed: %s\n", e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  PetscFinalize();
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,33 @@
+// METIS partition of a vertex graph, and the quality figures weft-partition reports.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace weft {
+
+// Compressed adjacency of the vertex graph (no self loops, symmetric).
+struct VertexGraph {
+  std::vector<int> xadj;    // size n+1
+  std::vector<int> adjncy;
+  int num_vertices() const { return static_cast<int>(xadj.size()) - 1; }
+};
+
+// Graph of vertices joined when they share an element; `elements` are vertex tuples.
+VertexGraph build_vertex_graph(int num_vertices, const std::vector<std::vector<int>>& elements);
+
+// Part id per vertex, in [0, parts). Deterministic: every rank computing it gets the same
+// answer, so no broadcast is needed. parts == 1 skips METIS.
+std::vector<int> partition_graph(const VertexGraph& g, int parts);
+
+struct PartitionQuality {
+  std::vector<int> part_sizes;
+  std::vector<int> ghost_counts;   // vertices a part references but does not own
+  long edge_cut = 0;
+  double imbalance = 1.0;          // max part size / mean part size
+};
+
+PartitionQuality partition_quality(const VertexGraph& g, const std::vector<int>& part, int parts);
+
+}  // namespace weft

@@ -1,0 +1,55 @@
+// The simulated world as immutable data, built once from a case (io/scene_loader) and
+// replicated on every rank. Vertices are in SOLVER order: renumbered so rank r owns the
+// contiguous block [vertex_range[r], vertex_range[r+1]), which is its PETSc ownership range.
+// Elements keep the case's order and refer to solver-order vertex ids.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "energy/hinge_bending.hpp"
+#include "energy/tri_rest.hpp"
+#include "io/case_spec.hpp"
+
+namespace weft {
+
+struct ObjectParams {
+  std::string name;
+  std::string kind;          // shell | obstacle
+  double mu = 0, lambda = 0; // membrane Lame parameters
+  bool stvk = false;         // membrane model: StVK instead of neo-Hookean
+  double thickness = 0;
+  double strain_limit = 0;   // 0 = none
+  double strain_threshold = 1.0;
+  double offset = 0;
+  double friction = 0;
+};
+
+struct Scene {
+  CaseSpec spec;                       // the validated case it came from
+  int num_vertices = 0;
+  std::vector<int> vertex_range;       // size ranks+1
+  std::vector<int> input_of_solver;    // solver id -> input id (case order)
+  std::vector<int> solver_of_input;    // input id -> solver id
+  std::vector<int> partition;          // owning rank per solver vertex
+
+  std::vector<Vec3> rest;              // solver order, placed in the world at t = 0
+  std::vector<Vec3> velocity0;
+  std::vector<double> mass;            // lumped, kg
+  std::vector<int> vertex_object;
+  std::vector<int> vertex_motion;      // index into motions, -1 = free dynamic vertex
+  std::vector<MotionSpec> motions;     // scripted pins and obstacles
+
+  std::vector<Tri> triangles;          // case order, solver vertex ids
+  std::vector<int> triangle_object;
+  std::vector<TriRest> triangle_rest;
+  std::vector<std::array<int, 4>> hinges;
+  std::vector<HingeRest> hinge_rest;
+
+  std::vector<ObjectParams> objects;
+
+  int owner_of(int v) const;           // rank owning solver vertex v
+  bool kinematic(int v) const { return vertex_motion[v] >= 0; }
+};
+
+}  // namespace weft

@@ -1,0 +1,153 @@
+#include "io/scene_loader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "energy/hinge_bending.hpp"
+#include "mesh/build_object_mesh.hpp"
+#include "mesh/topology.hpp"
+#include "partition/metis_partition.hpp"
+
+namespace weft {
+namespace {
+
+bool in_box(const Vec3& p, const PinSpec& pin) {
+  return (p.array() >= pin.box_min.array()).all() && (p.array() <= pin.box_max.array()).all();
+}
+
+}  // namespace
+
+Scene build_scene(const CaseSpec& spec, int ranks) {
+  Scene s;
+  s.spec = spec;
+  const std::string case_dir = std::filesystem::path(spec.path).parent_path().string();
+
+  // 1. Objects in case order; vertices and triangles concatenated in INPUT order.
+  std::vector<Vec3> X, V;
+  std::vector<int> vobj, vmotion;
+  std::vector<Tri> tris;
+  std::vector<int> tobj;
+  std::vector<std::array<int, 4>> hinges;
+  for (size_t o = 0; o < spec.objects.size(); ++o) {
+    const ObjectSpec& os = spec.objects[o];
+    TriMesh m = build_object_mesh(os.mesh, os.transform, case_dir);
+    const int base = static_cast<int>(X.size());
+    ObjectParams op;
+    op.name = os.name;
+    op.kind = os.kind;
+    const double E = os.material.youngs, nu = os.material.poisson;
+    op.mu = E / (2 * (1 + nu));
+    op.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+    op.stvk = os.material.model == "stvk";
+    op.thickness = os.material.thickness;
+    op.strain_limit = os.strain_limit;
+    op.strain_threshold = os.strain_threshold;
+    op.offset = os.offset;
+    op.friction = os.friction >= 0 ? os.friction : spec.friction;
+    s.objects.push_back(op);
+
+    int obstacle_motion = -1;
+    if (os.kind == "obstacle") {
+      obstacle_motion = static_cast<int>(s.motions.size());
+      s.motions.push_back(os.motion);
+    }
+    std::vector<int> pin_motion(os.pins.size());
+    for (size_t k = 0; k < os.pins.size(); ++k) {
+      pin_motion[k] = static_cast<int>(s.motions.size());
+      s.motions.push_back(os.pins[k].motion);
+    }
+    int pinned = 0;
+    for (const Vec3& p : m.vertices) {
+      X.push_back(p);
+      V.push_back(os.kind == "obstacle" ? Vec3::Zero() : os.initial_velocity);
+      vobj.push_back(static_cast<int>(o));
+      int mo = obstacle_motion;
+      for (size_t k = 0; k < os.pins.size() && mo < 0; ++k)
+        if (in_box(p, os.pins[k])) mo = pin_motion[k];
+      if (mo >= 0 && os.kind != "obstacle") ++pinned, V.back().setZero();
+      vmotion.push_back(mo);
+    }
+    for (size_t k = 0; k < os.pins.size(); ++k) {
+      bool any = false;
+      for (const Vec3& p : m.vertices) any = any || in_box(p, os.pins[k]);
+      if (!any)
+        throw InputError(spec.path + ": objects[" + std::to_string(o) + "].pins[" + std::to_string(k) +
+                         "].box selects no vertex (boxes are in world coordinates, after the transform)");
+    }
+    for (const Tri& t : m.triangles) {
+      tris.push_back({t[0] + base, t[1] + base, t[2] + base});
+      tobj.push_back(static_cast<int>(o));
+    }
+    if (os.kind == "shell") {
+      MeshTopology topo = build_topology(m);
+      for (const auto& h : topo.hinges) hinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
+    }
+  }
+  const int n = static_cast<int>(X.size());
+  s.num_vertices = n;
+
+  // 2. METIS on the vertex graph (triangles + hinge stencils = the Hessian's pattern).
+  std::vector<std::vector<int>> elems;
+  elems.reserve(tris.size() + hinges.size());
+  for (const Tri& t : tris) elems.push_back({t[0], t[1], t[2]});
+  for (const auto& h : hinges) elems.push_back({h[0], h[1], h[2], h[3]});
+  VertexGraph g = build_vertex_graph(n, elems);
+  std::vector<int> part = partition_graph(g, ranks);
+
+  // 3. Renumber: solver id ordered by (part, input id), so each part is one block.
+  s.input_of_solver.resize(n);
+  std::iota(s.input_of_solver.begin(), s.input_of_solver.end(), 0);
+  std::stable_sort(s.input_of_solver.begin(), s.input_of_solver.end(),
+                   [&](int a, int b) { return part[a] < part[b]; });
+  s.solver_of_input.resize(n);
+  for (int i = 0; i < n; ++i) s.solver_of_input[s.input_of_solver[i]] = i;
+  s.vertex_range.assign(ranks + 1, 0);
+  for (int p : part) ++s.vertex_range[p + 1];
+  std::partial_sum(s.vertex_range.begin(), s.vertex_range.end(), s.vertex_range.begin());
+
+  s.rest.resize(n);
+  s.velocity0.resize(n);
+  s.vertex_object.resize(n);
+  s.vertex_motion.resize(n);
+  s.partition.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const int v = s.solver_of_input[i];
+    s.rest[v] = X[i];
+    s.velocity0[v] = V[i];
+    s.vertex_object[v] = vobj[i];
+    s.vertex_motion[v] = vmotion[i];
+    s.partition[v] = part[i];
+  }
+
+  // 4. Elements in solver ids, rest data and lumped masses.
+  s.mass.assign(n, 0.0);
+  s.triangles.reserve(tris.size());
+  for (size_t t = 0; t < tris.size(); ++t) {
+    Tri tri{s.solver_of_input[tris[t][0]], s.solver_of_input[tris[t][1]], s.solver_of_input[tris[t][2]]};
+    s.triangles.push_back(tri);
+    s.triangle_object.push_back(tobj[t]);
+    s.triangle_rest.push_back(make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]));
+    const MaterialSpec& mat = spec.objects[tobj[t]].material;
+    const double m3 = mat.density * mat.thickness * s.triangle_rest.back().area / 3.0;
+    for (int v : tri) s.mass[v] += m3;
+  }
+  for (const auto& h : hinges) {
+    std::array<int, 4> hv{s.solver_of_input[h[0]], s.solver_of_input[h[1]], s.solver_of_input[h[2]],
+                          s.solver_of_input[h[3]]};
+    const MaterialSpec& mat = spec.objects[vobj[h[0]]].material;
+    const double Eb = mat.bending_youngs < 0 ? mat.youngs : mat.bending_youngs;
+    const double kb = bending_stiffness(Eb, mat.poisson, mat.thickness);
+    if (kb <= 0) continue;
+    s.hinges.push_back(hv);
+    s.hinge_rest.push_back(make_hinge_rest(s.rest[hv[0]], s.rest[hv[1]], s.rest[hv[2]], s.rest[hv[3]], kb));
+  }
+  for (int v = 0; v < n; ++v)
+    if (!s.kinematic(v) && !(s.mass[v] > 0))
+      throw InputError(spec.path + ": vertex " + std::to_string(s.input_of_solver[v]) +
+                       " of object '" + s.objects[s.vertex_object[v]].name + "' has no mass (unreferenced?)");
+  return s;
+}
+
+}  // namespace weft

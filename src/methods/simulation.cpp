@@ -1,0 +1,115 @@
+#include "methods/simulation.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "core/error.hpp"
+#include "io/progress.hpp"
+#include "io/result_file.hpp"
+#include "io/scene_loader.hpp"
+#include "methods/cipc.hpp"
+#include "parallel/local_view.hpp"
+
+namespace weft {
+namespace {
+
+// Put a checkpoint's input-order arrays into the stepper's solver-order ghosted Vecs.
+void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, CipcStepper& stepper) {
+  for (auto [vec, src] : {std::pair<Vec, const std::vector<double>*>{stepper.positions(), &c.x},
+                          {stepper.velocities(), &c.v}}) {
+    Vec local;
+    PetscScalar* a;
+    VecGhostGetLocalForm(vec, &local);
+    VecGetArray(local, &a);
+    for (int l = 0; l < lv.num_local(); ++l) {
+      const int input = scene.input_of_solver[lv.global_of_local(l)];
+      for (int d = 0; d < 3; ++d) a[3 * l + d] = (*src)[3 * input + d];
+    }
+    VecRestoreArray(local, &a);
+    VecGhostRestoreLocalForm(vec, &local);
+  }
+  auto& kappa = stepper.kappa_s();
+  for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
+}
+
+}  // namespace
+
+RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm comm) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  if (spec.method != "cipc")
+    throw InputError(spec.path + ": method '" + spec.method + "' is not available in this version (use cipc)");
+  const int frames = opt.frames >= 0 ? opt.frames : spec.frames;
+  const int every = std::max(1, spec.output_every), cp_every = std::max(1, spec.checkpoint_every);
+
+  Scene scene = build_scene(spec, ranks);
+  LocalView lv = make_local_view(scene, comm);
+  CipcStepper stepper(scene, lv);
+
+  RunSummary summary;
+  int first_step = 1;
+  std::unique_ptr<ResultFile> out;
+  if (!opt.restart.empty()) {
+    Checkpoint c = read_checkpoint(opt.restart, scene, comm);
+    load_state(c, scene, lv, stepper);
+    summary.output = opt.output.empty() ? opt.restart : opt.output;
+    if (std::filesystem::absolute(summary.output) != std::filesystem::absolute(opt.restart)) {
+      if (rank == 0) {
+        const auto dir = std::filesystem::path(summary.output).parent_path();
+        if (!dir.empty()) std::filesystem::create_directories(dir);
+        std::filesystem::copy_file(opt.restart, summary.output, std::filesystem::copy_options::overwrite_existing);
+      }
+      MPI_Barrier(comm);
+    }
+    out = std::make_unique<ResultFile>(summary.output, scene, lv, c.frame / every + 1);
+    first_step = c.frame + 1;
+    if (rank == 0 && opt.progress)
+      std::printf("weft: resuming '%s' after step %d (t = %g s) into %s\n", spec.name.c_str(), c.frame, c.time,
+                  summary.output.c_str());
+  } else {
+    summary.output = opt.output.empty() ? spec.output_file : opt.output;
+    out = std::make_unique<ResultFile>(summary.output, scene, lv);
+    const double strain0 = stepper.max_strain();
+    out->write_frame(0.0, stepper.positions(), {{"newton_iters", 0}, {"max_strain", strain0}, {"wall_s", 0}});
+    out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.kappa_s());
+    if (rank == 0 && opt.progress)
+      std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, linear solver %s\n",
+                  spec.name.c_str(), ranks, ranks > 1 ? "s" : "", scene.num_vertices, scene.triangles.size(),
+                  scene.hinges.size(), frames, spec.dt, stepper.linear_system().describe().c_str());
+  }
+
+  Progress progress(opt.progress ? rank : -1, first_step, frames);
+  for (int s = first_step; s <= frames; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double t = (s - 1) * spec.dt;  // t = s dt exactly, never an accumulated sum
+    StepStats st = stepper.step(t);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    summary.all_converged = summary.all_converged && st.converged;
+    if (s % every == 0)
+      out->write_frame(s * spec.dt, stepper.positions(),
+                       {{"newton_iters", st.newton_iters},
+                        {"ksp_iters", st.ksp_iters},
+                        {"max_strain", st.max_strain},
+                        {"min_alpha", st.min_alpha},
+                        {"residual", st.final_residual},
+                        {"converged", st.converged ? 1.0 : 0.0},
+                        {"energy", st.energy},
+                        {"assembly_s", st.assembly_s},
+                        {"solve_s", st.solve_s},
+                        {"line_search_s", st.line_search_s},
+                        {"wall_s", wall}});
+    if (s % cp_every == 0 || s == frames)
+      out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.kappa_s());
+    progress.frame_done(s, st.newton_iters, st.max_strain, wall, st.converged ? "" : "(not converged)");
+  }
+  out->finish();
+  summary.frames_written = out->frames();
+  summary.seconds = progress.elapsed();
+  progress.summary(summary.output, summary.frames_written);
+  return summary;
+}
+
+}  // namespace weft

@@ -1,0 +1,33 @@
+// What one rank sees of the replicated Scene: the vertices it owns (a contiguous block
+// of solver ids = its PETSc ownership range), the ghost vertices its elements reach,
+// and the elements it evaluates (each element lives on the owner of its first vertex,
+// so every element is evaluated exactly once globally).
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+#include "core/scene.hpp"
+
+namespace weft {
+
+struct LocalView {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, ranks = 1;
+  int vbegin = 0, vend = 0;             // owned solver ids
+  std::vector<int> ghosts;              // global solver ids of ghost vertices, ascending
+  std::vector<int> local_of_global;     // -1 where neither owned nor ghost
+
+  std::vector<int> triangles;           // scene triangle ids evaluated here
+  std::vector<Tri> triangle_local;      // their vertices as local indices
+  std::vector<int> hinges;              // scene hinge ids evaluated here
+  std::vector<std::array<int, 4>> hinge_local;
+
+  int num_owned() const { return vend - vbegin; }
+  int num_local() const { return num_owned() + static_cast<int>(ghosts.size()); }
+  int global_of_local(int l) const { return l < num_owned() ? vbegin + l : ghosts[l - num_owned()]; }
+};
+
+LocalView make_local_view(const Scene& scene, MPI_Comm comm);
+
+}  // namespace weft

@@ -1,0 +1,215 @@
+#include "solver/linear_system.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace weft {
+namespace {
+
+void check(PetscErrorCode ierr, const char* what) {
+  if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what + " (code " + std::to_string(ierr) + ")");
+}
+
+// A default the command line can still override.
+void set_default_option(const char* name, const char* value) {
+  PetscBool has = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, name, &has), "PetscOptionsHasName");
+  if (!has) check(PetscOptionsSetValue(nullptr, name, value), "PetscOptionsSetValue");
+}
+
+}  // namespace
+
+LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const LinearSpec& spec)
+    : scene_(scene), lv_(lv) {
+  const int n_owned = lv.num_owned();
+  // Block pattern of owned rows from every element on ANY rank that touches them (the
+  // scene is replicated, so no communication is needed).
+  std::vector<std::vector<int>> cols(n_owned);
+  auto add_stencil = [&](const int* v, int nv) {
+    for (int a = 0; a < nv; ++a) {
+      if (v[a] < lv.vbegin || v[a] >= lv.vend || scene.kinematic(v[a])) continue;
+      for (int b = 0; b < nv; ++b)
+        if (!scene.kinematic(v[b])) cols[v[a] - lv.vbegin].push_back(v[b]);
+    }
+  };
+  for (const Tri& t : scene.triangles) add_stencil(t.data(), 3);
+  for (const auto& h : scene.hinges) add_stencil(h.data(), 4);
+  std::vector<PetscInt> dnnz(n_owned), onnz(n_owned);
+  for (int r = 0; r < n_owned; ++r) {
+    auto& c = cols[r];
+    c.push_back(lv.vbegin + r);  // diagonal always present (inertia / identity)
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    dnnz[r] = std::count_if(c.begin(), c.end(), [&](int j) { return j >= lv.vbegin && j < lv.vend; });
+    onnz[r] = static_cast<PetscInt>(c.size()) - dnnz[r];
+    if (scene.kinematic(lv.vbegin + r)) kinematic_owned_.push_back(lv.vbegin + r);
+  }
+
+  check(MatCreate(lv.comm, &A_), "MatCreate");
+  check(MatSetSizes(A_, 3 * n_owned, 3 * n_owned, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes");
+  check(MatSetType(A_, MATAIJ), "MatSetType");
+  check(MatSetBlockSize(A_, 3), "MatSetBlockSize");
+  check(MatSetFromOptions(A_), "MatSetFromOptions");
+  check(MatXAIJSetPreallocation(A_, 3, dnnz.data(), onnz.data(), nullptr, nullptr), "preallocation");
+  check(MatSetOption(A_, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE), "MatSetOption");
+  check(MatSetOption(A_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
+  check(MatSetOption(A_, MAT_SYMMETRY_ETERNAL, PETSC_TRUE), "MatSetOption");
+  check(MatSetOption(A_, MAT_SPD, PETSC_TRUE), "MatSetOption");
+
+  // Rigid-body near null space for GAMG, from the rest positions of owned vertices.
+  Vec coords;
+  check(VecCreateMPI(lv.comm, 3 * n_owned, PETSC_DETERMINE, &coords), "VecCreate");
+  check(VecSetBlockSize(coords, 3), "VecSetBlockSize");
+  PetscScalar* c;
+  check(VecGetArray(coords, &c), "VecGetArray");
+  for (int r = 0; r < n_owned; ++r)
+    for (int d = 0; d < 3; ++d) c[3 * r + d] = scene.rest[lv.vbegin + r][d];
+  check(VecRestoreArray(coords, &c), "VecRestoreArray");
+  MatNullSpace nullsp;
+  check(MatNullSpaceCreateRigidBody(coords, &nullsp), "MatNullSpaceCreateRigidBody");
+  check(MatSetNearNullSpace(A_, nullsp), "MatSetNearNullSpace");
+  check(MatNullSpaceDestroy(&nullsp), "MatNullSpaceDestroy");
+  check(VecDestroy(&coords), "VecDestroy");
+
+  spec_ = spec;
+  configure_solver();
+}
+
+void LinearSystem::configure_solver() {
+  KSPDestroy(&ksp_);
+  // Defaults: a sparse Cholesky on one rank (CHOLMOD), CG + GAMG on many; the case's
+  // solver.linear and then the command line (KSPSetFromOptions) override them.
+  check(KSPCreate(lv_.comm, &ksp_), "KSPCreate");
+  check(KSPSetOperators(ksp_, A_, A_), "KSPSetOperators");
+  PC pc;
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+  std::string ksp_type = spec_.ksp, pc_type = spec_.pc;
+  if (ksp_type.empty() && pc_type.empty()) {
+    ksp_type = lv_.ranks == 1 ? "preonly" : "cg";
+    pc_type = lv_.ranks == 1 ? "cholesky" : "gamg";
+  } else if (ksp_type.empty()) {
+    ksp_type = (pc_type == "cholesky" || pc_type == "lu") ? "preonly" : "cg";
+  } else if (pc_type.empty()) {
+    pc_type = lv_.ranks == 1 ? "icc" : "gamg";
+  }
+  check(KSPSetType(ksp_, ksp_type.c_str()), "KSPSetType");
+  check(PCSetType(pc, pc_type.c_str()), "PCSetType");
+  if (pc_type == "cholesky" || pc_type == "lu")
+    check(PCFactorSetMatSolverType(pc, lv_.ranks == 1 ? MATSOLVERCHOLMOD : MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  // MUMPS sizes its work array from the analysis; the barrier Hessians' wide dynamic range
+  // can make the numeric phase ask for more (INFOG(1) = -9). Give it room unless the
+  // user chose otherwise on the command line.
+  set_default_option("-mat_mumps_icntl_14", "100");
+  // GAMG's Chebyshev smoothers otherwise reuse the eigenvalue estimate of the smoothed
+  // aggregation step, which is wrong for the identity rows of kinematic vertices beside
+  // mass-scaled rows and makes CG report an indefinite preconditioner.
+  set_default_option("-pc_gamg_use_sa_esteig", "0");
+  // ... and a short Lanczos estimate under-shoots lambda_max on these systems: a longer
+  // one with a 1.2 safety factor keeps the smoother convergent (tested on the cases).
+  set_default_option("-mg_levels_esteig_ksp_max_it", "30");
+  set_default_option("-mg_levels_ksp_chebyshev_esteig", "0,0.2,0,1.2");
+  check(KSPSetTolerances(ksp_, spec_.rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000), "KSPSetTolerances");
+  check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+}
+
+LinearSystem::~LinearSystem() {
+  KSPDestroy(&ksp_);
+  MatDestroy(&A_);
+}
+
+void LinearSystem::begin_assembly() { check(MatZeroEntries(A_), "MatZeroEntries"); }
+
+void LinearSystem::add_block(int nv, const int* ids, const double* values) {
+  PetscInt idx[8];
+  for (int a = 0; a < nv; ++a) idx[a] = ids[a];
+  check(MatSetValuesBlocked(A_, nv, idx, nv, idx, values, ADD_VALUES), "MatSetValuesBlocked");
+}
+
+void LinearSystem::end_assembly() {
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int v : kinematic_owned_) {
+    PetscInt i = v;
+    check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
+  }
+  check(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+}
+
+void LinearSystem::new_time_step() {
+  // Same for the matrix: GAMG composes its graph and aggregates on the Mat object.
+  Mat fresh;
+  MatNullSpace nullsp;
+  check(MatDuplicate(A_, MAT_DO_NOT_COPY_VALUES, &fresh), "MatDuplicate");
+  check(MatGetNearNullSpace(A_, &nullsp), "MatGetNearNullSpace");
+  check(MatSetNearNullSpace(fresh, nullsp), "MatSetNearNullSpace");
+  check(MatDestroy(&A_), "MatDestroy");
+  A_ = fresh;
+  for (MatOption o : {MAT_NEW_NONZERO_ALLOCATION_ERR, MAT_SYMMETRIC, MAT_SYMMETRY_ETERNAL, MAT_SPD})
+    check(MatSetOption(A_, o, PETSC_TRUE), "MatSetOption");
+  // A fresh KSP per step: preconditioner state (GAMG hierarchy, Chebyshev eigenvalue
+  // estimates seeded from a random stream that advances with every setup) then depends
+  // only on this step's matrices, so a restarted run reproduces the uninterrupted one.
+  configure_solver();
+  first_solve_in_step_ = true;
+}
+
+int LinearSystem::solve(Vec rhs, Vec p) {
+  PC pc;
+  check(KSPGetPC(ksp_, &pc), "KSPGetPC");
+  PetscBool is_gamg = PETSC_FALSE;
+  check(PetscObjectTypeCompare((PetscObject)pc, PCGAMG, &is_gamg), "PetscObjectTypeCompare");
+  if (is_gamg) check(PCGAMGSetReuseInterpolation(pc, first_solve_in_step_ ? PETSC_FALSE : PETSC_TRUE), "reuse");
+  first_solve_in_step_ = false;
+  check(KSPSetOperators(ksp_, A_, A_), "KSPSetOperators");
+  check(KSPSolve(ksp_, rhs, p), "KSPSolve");
+  KSPConvergedReason reason;
+  check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason");
+  PetscInt its = 0;
+  check(KSPGetIterationNumber(ksp_, &its), "KSPGetIterationNumber");
+  if (reason >= 0) return static_cast<int>(its);
+  // An iterative solve that breaks down (an indefinite smoother on a badly conditioned
+  // barrier Hessian) does not end the run: this Newton step is solved again by a sparse
+  // Cholesky factorisation, and the fallback is counted and reported.
+  PetscBool is_factor = PETSC_FALSE;
+  check(PetscObjectTypeCompareAny((PetscObject)pc, &is_factor, PCCHOLESKY, PCLU, ""), "PetscObjectTypeCompareAny");
+  if (is_factor) throw RuntimeFailure(std::string("linear solve failed: ") + KSPConvergedReasons[reason]);
+  if (fallbacks_ == 0 && lv_.rank == 0)
+    std::fprintf(stderr, "weft: note: %s stopped with %s; solving such steps by sparse Cholesky instead\n",
+                 describe().c_str(), KSPConvergedReasons[reason]);
+  ++fallbacks_;
+  KSP direct;
+  PC dpc;
+  check(KSPCreate(lv_.comm, &direct), "KSPCreate");
+  check(KSPSetOperators(direct, A_, A_), "KSPSetOperators");
+  check(KSPSetType(direct, KSPPREONLY), "KSPSetType");
+  check(KSPGetPC(direct, &dpc), "KSPGetPC");
+  check(PCSetType(dpc, PCCHOLESKY), "PCSetType");
+  check(PCFactorSetMatSolverType(dpc, lv_.ranks == 1 ? MATSOLVERCHOLMOD : MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  check(KSPSolve(direct, rhs, p), "KSPSolve");
+  check(KSPGetConvergedReason(direct, &reason), "KSPGetConvergedReason");
+  KSPDestroy(&direct);
+  if (reason < 0) throw RuntimeFailure(std::string("linear solve failed, also by Cholesky: ") + KSPConvergedReasons[reason]);
+  return static_cast<int>(its);
+}
+
+std::string LinearSystem::describe() const {
+  KSPType kt;
+  PCType pt;
+  PC pc;
+  KSPGetType(ksp_, &kt);
+  KSPGetPC(ksp_, &pc);
+  PCGetType(pc, &pt);
+  std::ostringstream os;
+  os << kt << "+" << pt;
+  MatSolverType st = nullptr;
+  if (pt && (std::string(pt) == "cholesky" || std::string(pt) == "lu")) {
+    PCFactorGetMatSolverType(pc, &st);
+    if (st) os << "(" << st << ")";
+  }
+  return os.str();
+}
+
+}  // namespace weft

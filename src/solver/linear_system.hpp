@@ -1,0 +1,53 @@
+// The distributed Newton system H p = -g on PETSc: an MPIAIJ matrix with block size 3
+// (GAMG refuses BAIJ), exactly preallocated from the element stencils, filled with
+// MatSetValuesBlocked per element, solved by a KSP that PETSc options can reconfigure
+// (-ksp_type, -pc_type, -pc_factor_mat_solver_type, -log_view ...).
+#pragma once
+#include <petscksp.h>
+
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+#include "parallel/local_view.hpp"
+
+namespace weft {
+
+class LinearSystem {
+ public:
+  // Pattern = all element stencils touching owned rows. Kinematic vertices are rows of
+  // the identity and columns that nobody writes (index -1), so their step is exactly 0.
+  LinearSystem(const Scene& scene, const LocalView& lv, const LinearSpec& spec);
+  ~LinearSystem();
+  LinearSystem(const LinearSystem&) = delete;
+  LinearSystem& operator=(const LinearSystem&) = delete;
+
+  Mat matrix() const { return A_; }
+  void begin_assembly();                            // zero values, keep the pattern
+  // Add an element block matrix over `nv` vertices given by their GLOBAL solver ids;
+  // a negative id drops that vertex's rows and columns.
+  void add_block(int nv, const int* global_ids, const double* values_row_major);
+  void end_assembly();                              // kinematic identity rows + flush
+  // Solve A p = rhs; returns KSP iterations. Throws RuntimeFailure when the KSP diverges.
+  int solve(Vec rhs, Vec p);
+  // Call at the start of every time step: expensive preconditioner data (GAMG
+  // interpolation) is reused within a step and rebuilt at the next, so a restart from a
+  // checkpoint reproduces the uninterrupted run.
+  void new_time_step();
+  std::string describe() const;
+  int fallbacks() const { return fallbacks_; }  // solves redone by Cholesky
+
+ private:
+  void configure_solver();
+
+  const Scene& scene_;
+  const LocalView& lv_;
+  LinearSpec spec_;
+  Mat A_ = nullptr;
+  KSP ksp_ = nullptr;
+  std::vector<int> kinematic_owned_;
+  bool first_solve_in_step_ = true;
+  int fallbacks_ = 0;
+};
+
+}  // namespace weft

@@ -1,0 +1,23 @@
+# Bad input ends with a one-line message and exit code 2, never a crash and never a
+# result file that looks complete.
+source "$(dirname "$0")/../lib/common.bash"
+B=$WEFT_SRC/tests/data/bad_cases
+C=$WEFT_SRC/cases/hang_two_corners.yaml
+W="$WEFT_BIN/weft"
+for f in "$B"/*.yaml; do
+  expect_input_error "$(basename "$f")" $WEFT_MPIEXEC -n 2 "$W" "$f" -o bad.h5
+done
+expect_input_error "unknown --set key" "$W" "$C" --set time.dtt=0.1 -o bad.h5
+expect_input_error "negative dt via --set" "$W" "$C" --set time.dt=-0.1 -o bad.h5
+expect_input_error "missing case file" "$W" no_such_case.yaml
+expect_input_error "unknown option" "$W" "$C" --bogus
+expect_input_error "bad --frames" "$W" "$C" --frames -3
+# A truncated restart file.
+$WEFT_MPIEXEC -n 1 "$W" "$C" --frames 3 -o good.h5 > /dev/null
+head -c 4000 good.h5 > truncated.h5
+expect_input_error "truncated restart" $WEFT_MPIEXEC -n 2 "$W" "$C" --frames 5 --restart truncated.h5 -o resumed.h5
+expect_input_error "restart file missing" "$W" "$C" --restart nothing.h5
+# weft-verify on unreadable input
+expect_input_error "verify truncated" "$WEFT_BIN/weft-verify" truncated.h5
+expect_input_error "partition missing mesh" "$WEFT_BIN/weft-partition" no_mesh.obj -n 2
+echo "all bad inputs refused"

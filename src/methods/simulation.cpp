@@ -11,6 +11,7 @@
 #include "io/scene_loader.hpp"
 #include "methods/cipc.hpp"
 #include "parallel/local_view.hpp"
+#include "verify/checks.hpp"
 
 namespace weft {
 namespace {
@@ -34,6 +35,33 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
   for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
 }
 
+// The start must be intersection-free and every pair at least its offset apart: the
+// barrier method can only keep a state feasible, not repair one. Checked with the same
+// independent predicates weft-verify uses.
+void check_initial_configuration(const Scene& scene) {
+  verify::ResultMesh mesh;
+  mesh.rest = scene.rest;
+  mesh.triangles = scene.triangles;
+  for (size_t t = 0; t < scene.triangles.size(); ++t) {
+    mesh.triangle_offset.push_back(scene.objects[scene.triangle_object[t]].offset);
+    mesh.strain_limit.push_back(0.0);
+  }
+  verify::FrameChecker checker(mesh, verify::Options{});
+  verify::Stats st;
+  checker.check(0, scene.rest, st);
+  auto describe = [&](const verify::PairRef& p) {
+    auto obj = [&](long t) { return "'" + scene.objects[scene.triangle_object[t]].name + "'"; };
+    return "triangle " + std::to_string(p.a) + " of " + obj(p.a) + " and triangle " + std::to_string(p.b) + " of " +
+           obj(p.b);
+  };
+  if (st.intersections > 0)
+    throw InputError(scene.spec.path + ": the initial configuration intersects itself (" +
+                     std::to_string(st.intersections) + " pairs, e.g. " + describe(st.intersection_pair) + ")");
+  if (st.distance_violations > 0)
+    throw InputError(scene.spec.path + ": at t = 0, " + describe(st.distance_pair) +
+                     " are closer than their thickness offset");
+}
+
 }  // namespace
 
 RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm comm) {
@@ -46,6 +74,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   const int every = std::max(1, spec.output_every), cp_every = std::max(1, spec.checkpoint_every);
 
   Scene scene = build_scene(spec, ranks);
+  if (opt.restart.empty()) check_initial_configuration(scene);
   LocalView lv = make_local_view(scene, comm);
   CipcStepper stepper(scene, lv);
 

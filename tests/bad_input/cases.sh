@@ -4,8 +4,11 @@ source "$(dirname "$0")/../lib/common.bash"
 B=$WEFT_SRC/tests/data/bad_cases
 C=$WEFT_SRC/cases/hang_two_corners.yaml
 W="$WEFT_BIN/weft"
-for f in "$B"/*.yaml; do
+for f in "$B"/*.yaml "$WEFT_SRC"/tests/data/bad_starts/*.yaml; do
   expect_input_error "$(basename "$f")" $WEFT_MPIEXEC -n 2 "$W" "$f" -o bad.h5
+  want=$(sed -n '1s/^# expect: //p' "$f")
+  grep -qF -- "$want" err.txt || fail "$(basename "$f"): message lacks '$want'"
+  [ ! -e bad.h5 ] || fail "$(basename "$f"): a result file was written"
 done
 expect_input_error "unknown --set key" "$W" "$C" --set time.dtt=0.1 -o bad.h5
 expect_input_error "negative dt via --set" "$W" "$C" --set time.dt=-0.1 -o bad.h5

@@ -1,0 +1,88 @@
+#include "contact/surface.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace weft {
+
+CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std::vector<int>& triangle_object,
+                                         const std::vector<double>& object_offset, int num_vertices) {
+  const int nt = static_cast<int>(tris.size());
+  if (num_vertices < 0) throw InputError("collision surface: negative vertex count");
+  if (triangle_object.size() != tris.size())
+    throw InputError("collision surface: " + std::to_string(tris.size()) + " triangles but " +
+                     std::to_string(triangle_object.size()) + " triangle object ids");
+  for (size_t o = 0; o < object_offset.size(); ++o)
+    if (!(object_offset[o] >= 0.0) || !std::isfinite(object_offset[o]))
+      throw InputError("collision surface: object " + std::to_string(o) + " has offset " +
+                       std::to_string(object_offset[o]) + ", expected a finite value >= 0");
+  const int no = static_cast<int>(object_offset.size());
+  for (int t = 0; t < nt; ++t) {
+    if (triangle_object[t] < 0 || triangle_object[t] >= no)
+      throw InputError("collision surface: triangle " + std::to_string(t) + " has object " +
+                       std::to_string(triangle_object[t]) + ", expected 0.." + std::to_string(no - 1));
+    for (int k = 0; k < 3; ++k)
+      if (tris[t][k] < 0 || tris[t][k] >= num_vertices)
+        throw InputError("collision surface: triangle " + std::to_string(t) + " has vertex " +
+                         std::to_string(tris[t][k]) + ", expected 0.." + std::to_string(num_vertices - 1));
+  }
+
+  CollisionSurface s;
+  s.triangles = tris;
+  s.triangle_object = triangle_object;
+  s.triangle_offset.resize(nt);
+  for (int t = 0; t < nt; ++t) s.triangle_offset[t] = object_offset[triangle_object[t]];
+
+  // Points: object of the lowest-numbered triangle containing the vertex.
+  s.vertex_object.assign(num_vertices, -1);
+  s.vertex_offset.assign(num_vertices, 0.0);
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      const int v = tris[t][k];
+      if (s.vertex_object[v] < 0) {
+        s.vertex_object[v] = triangle_object[t];
+        s.vertex_offset[v] = object_offset[triangle_object[t]];
+      }
+    }
+  for (int v = 0; v < num_vertices; ++v)
+    if (s.vertex_object[v] >= 0) s.vertices.push_back(v);
+
+  // Edges: bucket the 3 T half-edges by their smaller vertex (counting sort), then sort each
+  // (small) bucket by (larger vertex, triangle) and keep the first of each run: linear,
+  // deterministic, and the edge's object is that of its lowest-numbered triangle.
+  std::vector<int> start(static_cast<size_t>(num_vertices) + 1, 0);
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      const int a = tris[t][k], b = tris[t][(k + 1) % 3];
+      if (a != b) ++start[std::min(a, b) + 1];
+    }
+  for (int v = 0; v < num_vertices; ++v) start[v + 1] += start[v];
+  struct Half {
+    int b, t;
+  };
+  std::vector<Half> half(start[num_vertices]);
+  {
+    std::vector<int> cursor(start.begin(), start.end() - 1);
+    for (int t = 0; t < nt; ++t)
+      for (int k = 0; k < 3; ++k) {
+        const int a = tris[t][k], b = tris[t][(k + 1) % 3];
+        if (a != b) half[cursor[std::min(a, b)]++] = {std::max(a, b), t};
+      }
+  }
+  for (int a = 0; a < num_vertices; ++a) {
+    auto first = half.begin() + start[a], last = half.begin() + start[a + 1];
+    std::sort(first, last, [](const Half& x, const Half& y) { return x.b < y.b || (x.b == y.b && x.t < y.t); });
+    for (auto it = first; it != last; ++it) {
+      if (it != first && std::prev(it)->b == it->b) continue;
+      s.edges.push_back({a, it->b});
+      s.edge_object.push_back(triangle_object[it->t]);
+      s.edge_offset.push_back(object_offset[triangle_object[it->t]]);
+    }
+  }
+  return s;
+}
+
+}  // namespace weft

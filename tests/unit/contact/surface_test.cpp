@@ -1,0 +1,112 @@
+// Collision surface construction: unique sorted edges, surface vertices, per-primitive
+// offsets and objects, determinism, and input errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "contact/surface.hpp"
+#include "core/error.hpp"
+
+using namespace weft;
+
+TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
+  // Object 0: quad 0-1-2-3 as two triangles; object 1: one triangle 5-6-7. Vertex 4 is on
+  // no triangle.
+  const std::vector<Tri> tris = {{0, 1, 2}, {0, 2, 3}, {7, 5, 6}};
+  const std::vector<int> obj = {0, 0, 1};
+  const std::vector<double> off = {0.25, 1.5};
+  const CollisionSurface s = build_collision_surface(tris, obj, off, 9);
+
+  EXPECT_EQ(s.triangles, tris);
+  EXPECT_EQ(s.triangle_object, obj);
+  EXPECT_EQ(s.triangle_offset, (std::vector<double>{0.25, 0.25, 1.5}));
+  const std::vector<Edge> edges = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 3}, {5, 6}, {5, 7}, {6, 7}};
+  EXPECT_EQ(s.edges, edges);
+  EXPECT_EQ(s.edge_object, (std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(s.edge_offset, (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0.25, 1.5, 1.5, 1.5}));
+  EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 5, 6, 7}));
+  ASSERT_EQ(s.num_vertices(), 9);
+  EXPECT_EQ(s.vertex_object, (std::vector<int>{0, 0, 0, 0, -1, 1, 1, 1, -1}));
+  EXPECT_EQ(s.vertex_offset, (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0, 1.5, 1.5, 1.5, 0}));
+}
+
+TEST(Surface, GridEdgesMatchReferenceAndEuler) {
+  // n x n grid: E = V + F - 1 for a disk; compare with a std::set reference.
+  const int n = 17;
+  std::vector<Tri> tris;
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      const int a = i * n + j, b = a + 1, c = a + n, d = c + 1;
+      tris.push_back({a, b, d});
+      tris.push_back({a, d, c});
+    }
+  const CollisionSurface s = build_collision_surface(tris, std::vector<int>(tris.size(), 0), {0.0}, n * n);
+  std::set<Edge> ref;
+  for (const Tri& t : tris)
+    for (int k = 0; k < 3; ++k) ref.insert({std::min(t[k], t[(k + 1) % 3]), std::max(t[k], t[(k + 1) % 3])});
+  EXPECT_EQ(s.edges, std::vector<Edge>(ref.begin(), ref.end()));
+  EXPECT_EQ(s.edges.size(), size_t(n * n + tris.size() - 1));
+  EXPECT_EQ(s.vertices.size(), size_t(n * n));
+  for (const Edge& e : s.edges) EXPECT_LT(e[0], e[1]);
+}
+
+TEST(Surface, DeterministicAndIndependentOfTriangleVertexRotation) {
+  // Rotating each triangle's vertex order (same orientation) must not change edges.
+  std::mt19937 rng(7);
+  const int nv = 60;
+  std::vector<Tri> tris;
+  std::uniform_int_distribution<int> pick(0, nv - 1);
+  while (tris.size() < 150) {
+    const int a = pick(rng), b = pick(rng), c = pick(rng);
+    if (a != b && b != c && a != c) tris.push_back({a, b, c});
+  }
+  std::vector<int> obj(tris.size());
+  for (size_t t = 0; t < tris.size(); ++t) obj[t] = int(t % 3);
+  const std::vector<double> off = {0.0, 0.1, 0.2};
+  const CollisionSurface s1 = build_collision_surface(tris, obj, off, nv);
+  const CollisionSurface s2 = build_collision_surface(tris, obj, off, nv);
+  EXPECT_EQ(s1.edges, s2.edges);
+  EXPECT_EQ(s1.edge_object, s2.edge_object);
+  std::vector<Tri> rot = tris;
+  for (Tri& t : rot) std::rotate(t.begin(), t.begin() + 1, t.end());
+  const CollisionSurface s3 = build_collision_surface(rot, obj, off, nv);
+  EXPECT_EQ(s1.edges, s3.edges);
+  EXPECT_EQ(s1.edge_object, s3.edge_object);
+  EXPECT_EQ(s1.vertex_object, s3.vertex_object);
+  // Edge object = object of the lowest-numbered triangle containing the edge.
+  for (size_t e = 0; e < s1.edges.size(); ++e) {
+    int lowest = -1;
+    for (size_t t = 0; t < tris.size() && lowest < 0; ++t)
+      for (int k = 0; k < 3; ++k) {
+        const int a = tris[t][k], b = tris[t][(k + 1) % 3];
+        if (std::min(a, b) == s1.edges[e][0] && std::max(a, b) == s1.edges[e][1]) lowest = int(t);
+      }
+    ASSERT_GE(lowest, 0);
+    EXPECT_EQ(s1.edge_object[e], obj[lowest]);
+    EXPECT_EQ(s1.edge_offset[e], off[obj[lowest]]);
+  }
+}
+
+TEST(Surface, DegenerateTriangleHasNoLoopEdge) {
+  const CollisionSurface s = build_collision_surface({{0, 1, 1}}, {0}, {0.0}, 2);
+  EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}}));
+  EXPECT_EQ(s.vertices, (std::vector<int>{0, 1}));
+}
+
+TEST(Surface, EmptyInput) {
+  const CollisionSurface s = build_collision_surface({}, {}, {}, 5);
+  EXPECT_TRUE(s.edges.empty());
+  EXPECT_TRUE(s.vertices.empty());
+  EXPECT_EQ(s.vertex_offset.size(), 5u);
+}
+
+TEST(Surface, RejectsBadInput) {
+  EXPECT_THROW(build_collision_surface({{0, 1, 3}}, {0}, {0.0}, 3), InputError);   // vertex out of range
+  EXPECT_THROW(build_collision_surface({{0, 1, -1}}, {0}, {0.0}, 3), InputError);  // negative vertex
+  EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {1}, {0.0}, 3), InputError);   // object out of range
+  EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {}, {0.0}, 3), InputError);    // size mismatch
+  EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {0}, {-1e-3}, 3), InputError); // negative offset
+  EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {0}, {std::nan("")}, 3), InputError);
+}

@@ -461,6 +461,11 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
   s.linear.rtol = lin.number("rtol", s.linear.rtol, [](double v) { return v > 0 && v < 1; }, "in (0, 1)");
 
   MapNode contact = top.map("contact");
+  {
+    const std::string on = contact.text("enabled", s.contact_enabled ? "true" : "false");
+    if (on != "true" && on != "false") c.fail(contact.at("enabled"), "expected true or false (got '" + on + "')");
+    s.contact_enabled = on == "true";
+  }
   s.dhat = contact.number("dhat", s.dhat, positive, "> 0 (m)");
   s.friction = contact.number("friction", s.friction, non_negative, ">= 0");
   s.friction_iterations = contact.integer("friction_iterations", s.friction_iterations, 0, kIntMax, ">= 0");

@@ -17,7 +17,7 @@ const std::map<std::string, Keys>& table() {
       {"time", {"dt", "frames"}},
       {"solver", {"newton_tol", "max_newton", "linear"}},
       {"solver.linear", {"ksp", "pc", "rtol"}},
-      {"contact", {"dhat", "friction", "friction_iterations", "epsilon_v"}},
+      {"contact", {"enabled", "dhat", "friction", "friction_iterations", "epsilon_v"}},
       {"output", {"file", "every", "checkpoint_every"}},
       {"objects[]",
        {"name", "kind", "mesh", "transform", "material", "strain_limit", "contact", "pins", "initial", "motion"}},

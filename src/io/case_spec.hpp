@@ -90,6 +90,7 @@ struct CaseSpec {
   double newton_tol = 1e-2;     // on ||p||_inf / h, in m/s
   int max_newton = 200;
   LinearSpec linear;
+  bool contact_enabled = true;  // false: no barrier, friction or CCD (elasticity-only studies)
   double dhat = 1e-3;
   double friction = 0.0;
   int friction_iterations = 1;

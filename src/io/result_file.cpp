@@ -325,7 +325,8 @@ void ResultFile::write_frame(double time, Vec x, const std::map<std::string, dou
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
 }
 
-void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local) {
+void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local,
+                                  double contact_kappa) {
   const int n = scene_.num_vertices;
   hid_t cp = H5Lexists(file_, "checkpoint", H5P_DEFAULT) > 0
                  ? H5Gopen2(file_, "checkpoint", H5P_DEFAULT)
@@ -354,6 +355,7 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const st
   if (H5Lexists(cp, "kappa_s", H5P_DEFAULT) > 0) H5Ldelete(cp, "kappa_s", H5P_DEFAULT);
   write_replicated(cp, "kappa_s", H5T_NATIVE_DOUBLE, kappa, {hsize_t(kappa.size())}, lv_.rank);
   set_attr<double>(cp, "time", H5T_NATIVE_DOUBLE, time);
+  set_attr<double>(cp, "contact_kappa", H5T_NATIVE_DOUBLE, contact_kappa);
   set_attr<int>(cp, "frame", H5T_NATIVE_INT, frame);
   H5Gclose(cp);
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
@@ -408,6 +410,7 @@ Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm
     hid_t cp = H5Gopen2(file, "checkpoint", H5P_DEFAULT);
     c.frame = get_attr<int>(cp, "frame", H5T_NATIVE_INT);
     c.time = get_attr<double>(cp, "time", H5T_NATIVE_DOUBLE);
+    c.contact_kappa = get_attr<double>(cp, "contact_kappa", H5T_NATIVE_DOUBLE);
     if (c.frame < 0) throw InputError(path + ": its checkpoint was being written when the run stopped");
     const int n = scene.num_vertices;
     for (const char* name : {"x", "v"}) {

@@ -20,6 +20,7 @@ struct Checkpoint {
   double time = 0.0;
   std::vector<double> x, v;      // input order, 3 per vertex
   std::vector<double> kappa_s;   // case triangle order
+  double contact_kappa = 0.0;    // adaptive contact barrier stiffness
 };
 
 class ResultFile {
@@ -34,7 +35,8 @@ class ResultFile {
 
   // Append one frame: positions from the solver-order Vec x, plus named per-step figures.
   void write_frame(double time, Vec x, const std::map<std::string, double>& stats);
-  void write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local);
+  void write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local,
+                        double contact_kappa);
   // Mark complete and write OUT.xdmf. Collective.
   void finish();
   int frames() const { return frames_; }

@@ -88,6 +88,47 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
   trial_.resize(3 * n_local);
   kappa_s_.assign(lv.triangles.size(), scene.spec.kappa_s);
   small_gap_.assign(lv.triangles.size(), 0);
+  // Gather layout: rank r's owned block of solver ids is [vertex_range[r], vertex_range[r+1]).
+  for (int r = 0; r < lv.ranks; ++r) {
+    counts_.push_back(3 * (scene.vertex_range[r + 1] - scene.vertex_range[r]));
+    displs_.push_back(3 * scene.vertex_range[r]);
+  }
+  xf_ = scene.rest;
+  pf_.assign(scene.num_vertices, Vec3::Zero());
+  if (scene.spec.contact_enabled && !scene.triangles.empty()) {
+    std::vector<double> object_offset, object_friction;
+    for (const ObjectParams& op : scene.objects) {
+      object_offset.push_back(op.offset);
+      object_friction.push_back(op.friction);
+    }
+    CollisionSurface surf =
+        build_collision_surface(scene.triangles, scene.triangle_object, object_offset, scene.num_vertices);
+    std::vector<char> kin(scene.num_vertices), point_owned(scene.num_vertices, 0), edge_owned(surf.edges.size(), 0);
+    for (int v = 0; v < scene.num_vertices; ++v) {
+      kin[v] = scene.kinematic(v);
+      point_owned[v] = v >= lv.vbegin && v < lv.vend;
+    }
+    for (size_t e = 0; e < surf.edges.size(); ++e) edge_owned[e] = point_owned[surf.edges[e][0]];
+    ContactParams cp;
+    cp.dhat = scene.spec.dhat;
+    cp.eps_v = scene.spec.epsilon_v;
+    cp.dt = scene.spec.dt;
+    contact_ = std::make_unique<ContactModel>(std::move(surf), scene.rest, std::move(kin), std::move(object_friction),
+                                              std::move(point_owned), std::move(edge_owned), cp);
+    // IPC's stiffness bounds from the average dynamic mass and the scene size.
+    double msum = 0.0, mcount = 0.0;
+    Vec3 lo = scene.rest[0], hi = scene.rest[0];
+    for (int v = 0; v < scene.num_vertices; ++v) {
+      lo = lo.cwiseMin(scene.rest[v]);
+      hi = hi.cwiseMax(scene.rest[v]);
+      if (!scene.kinematic(v)) msum += scene.mass[v], mcount += 1;
+    }
+    bbox_diagonal_ = (hi - lo).norm();
+    kappa_bounds_ = barrier_stiffness_bounds(cp.dhat, contact_->max_offset(), mcount > 0 ? msum / mcount : 1.0,
+                                             bbox_diagonal_);
+    kappa_ = kappa_bounds_.min;
+  }
+  PetscLogStageRegister("weft Contact", &stage_contact_);
   PetscLogStageRegister("weft Assembly", &stage_assembly_);
   PetscLogStageRegister("weft Solve", &stage_solve_);
   PetscLogStageRegister("weft LineSearch", &stage_line_search_);
@@ -134,8 +175,19 @@ double CipcStepper::local_energy(const double* xl) const {
   return inertia + h2 * elastic;
 }
 
-double CipcStepper::global_energy(const double* xl) const {
+void CipcStepper::gather_full(Vec v, std::vector<Vec3>& full) const {
+  full.resize(scene_.num_vertices);
+  const PetscScalar* a;
+  check(VecGetArrayRead(v, &a), "VecGetArrayRead");
+  MPI_Allgatherv(a, 3 * lv_.num_owned(), MPI_DOUBLE, full.data()->data(), counts_.data(), displs_.data(),
+                 MPI_DOUBLE, lv_.comm);
+  check(VecRestoreArrayRead(v, &a), "VecRestoreArrayRead");
+}
+
+double CipcStepper::global_energy(const double* xl, const std::vector<Vec3>& xf) const {
   double local = local_energy(xl), global = 0.0;
+  if (contact_ && std::isfinite(local))
+    local += contact_->barrier_energy(xf, kappa_) + contact_->friction_energy(xf);
   // Any rank's +inf (strain limit reached) makes the global energy +inf.
   MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
   return global;
@@ -209,35 +261,75 @@ double CipcStepper::assemble(const double* xl) {
   // Ghost rows belong to their owners: sum them there.
   check(VecGhostUpdateBegin(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateBegin");
   check(VecGhostUpdateEnd(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateEnd");
+  if (contact_) {
+    // Contact pairs reach vertices anywhere: their gradient goes in by global index.
+    std::vector<PetscInt> gi;
+    std::vector<double> gv;
+    ContactSink sink = [&](int nv, const int* ids, const double* ge, const double* He) {
+      for (int a = 0; a < nv; ++a)
+        if (ids[a] >= 0) {
+          gi.push_back(ids[a]);
+          gv.insert(gv.end(), ge + 3 * a, ge + 3 * a + 3);
+        }
+      sys_->add_block(nv, ids, He);
+    };
+    energy += contact_->assemble_barrier(xf_, kappa_, sink);
+    energy += contact_->assemble_friction(xf_, sink);
+    check(VecSetValuesBlocked(g_, static_cast<PetscInt>(gi.size()), gi.data(), gv.data(), ADD_VALUES), "VecSetValues");
+    check(VecAssemblyBegin(g_), "VecAssemblyBegin");
+    check(VecAssemblyEnd(g_), "VecAssemblyEnd");
+  }
   sys_->end_assembly();
   double global = 0.0;
   MPI_Allreduce(&energy, &global, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
   return global;
 }
 
-void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl) {
-  // Pins and obstacles go to their scripted place at t_next. If that would push a
-  // triangle past its strain limit, the move is halved until feasible: the pin lags and
-  // catches up in later steps rather than ever breaking the limit.
+void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepStats& st) {
+  // Pins and obstacles go to their scripted place at t_next, as far as that is feasible:
+  // the move is cut to the ACCD bound of the moving kinematic vertices against everything
+  // else, then halved while it would push a triangle past its strain limit. A blocked pin
+  // or obstacle lags and catches up in later steps; it never causes an intersection.
   const int n_local = lv_.num_local();
   std::vector<double> start(xl), target(xl);
-  bool any = false;
+  int any = 0;
   for (int l = 0; l < n_local; ++l) {
     const int v = lv_.global_of_local(l);
     if (!scene_.kinematic(v)) continue;
     const Vec3 p = scripted_position(scene_.motions[scene_.vertex_motion[v]], scene_.rest[v], t_next);
     for (int d = 0; d < 3; ++d) target[3 * l + d] = p[d];
-    any = true;
+    any = any || (p - Eigen::Map<const Vec3>(&start[3 * l])).squaredNorm() > 0;
   }
-  int any_global = any;
-  MPI_Allreduce(MPI_IN_PLACE, &any_global, 1, MPI_INT, MPI_MAX, lv_.comm);
-  if (!any_global) return;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
+  if (!any) return;
   double beta = 1.0;
-  for (int k = 0; k < 20; ++k, beta *= 0.5) {
-    for (size_t i = 0; i < xl.size(); ++i) xl[i] = start[i] + beta * (target[i] - start[i]);
-    if (std::isfinite(global_energy(xl.data()))) return;
+  if (contact_) {
+    for (int v = 0; v < scene_.num_vertices; ++v)
+      pf_[v] = scene_.kinematic(v) ? Vec3(scripted_position(scene_.motions[scene_.vertex_motion[v]], scene_.rest[v],
+                                                            t_next) - xf_[v])
+                                   : Vec3::Zero();
+    contact_->update_swept(xf_, pf_);
+    beta = contact_->max_step(xf_, pf_, &st.ccd_queries);
+    MPI_Allreduce(MPI_IN_PLACE, &beta, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
   }
-  xl = start;
+  for (int k = 0; k < 30; ++k, beta *= 0.5) {
+    for (size_t i = 0; i < xl.size(); ++i) xl[i] = start[i] + beta * (target[i] - start[i]);
+    if (contact_)
+      for (int v = 0; v < scene_.num_vertices; ++v) xf_trial_[v] = xf_[v] + beta * pf_[v];
+    if (std::isfinite(global_energy(xl.data(), contact_ ? xf_trial_ : xf_))) break;
+  }
+  if (!(beta > 0)) beta = 0.0;
+  if (beta < 1.0 / (1 << 29)) {
+    xl = start;
+    beta = 0.0;
+  }
+  if (contact_)
+    for (int v = 0; v < scene_.num_vertices; ++v) xf_[v] += beta * pf_[v];
+  double lag = 0.0;
+  for (int l = 0; l < n_local; ++l)
+    lag = std::max(lag, (Eigen::Map<const Vec3>(&target[3 * l]) - Eigen::Map<const Vec3>(&xl[3 * l])).norm());
+  MPI_Allreduce(MPI_IN_PLACE, &lag, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
+  st.kinematic_lag = lag;
 }
 
 void CipcStepper::update_kappa(const double* xl) {
@@ -289,15 +381,69 @@ StepStats CipcStepper::step(double t) {
         x_hat_[3 * l + d] = xa.data()[3 * l + d] + h_ * va.data()[3 * l + d] + h_ * h_ * grav[d];
     std::copy(xa.data(), xa.data() + 3 * n_local, xl.begin());
   }
-  move_kinematic(t + h_, xl);
+  if (contact_) {
+    gather_full(x_, xf_);
+    x_step_start_ = xf_;
+    xf_trial_.resize(xf_.size());
+  }
+  move_kinematic(t + h_, xl, st);
   {
     LocalArray xa(x_);
     std::copy(xl.begin(), xl.end(), xa.data());
   }
 
+  // Lagged friction (IPC): solve with normal forces and tangent frames frozen at the
+  // start of the step, then re-lag from the solution friction_iterations - 1 times.
+  const int lags = contact_ && scene_.spec.friction_iterations > 0 ? scene_.spec.friction_iterations : 1;
+  for (int k = 0; k < lags; ++k) {
+    if (contact_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      contact_->update_proximity(xf_);
+      proximity_current_ = true;
+      contact_->lag_friction(xf_, x_step_start_, kappa_);
+      st.contact_s += seconds_since(t0);
+    }
+    const int its = newton(st);
+    st.newton_iters += its;
+  }
+
+  // v = (x - x_n) / h, on owned and ghost entries alike (both are consistent).
+  {
+    LocalArray xa(x_), va(v_);
+    for (int i = 0; i < 3 * n_local; ++i) va.data()[i] = (xa.data()[i] - x_prev_[i]) / h_;
+  }
+  st.max_strain = max_strain();
+  if (contact_) {
+    contact_->update_proximity(xf_);
+    double gap = contact_->min_gap(xf_);
+    MPI_Allreduce(MPI_IN_PLACE, &gap, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+    st.min_distance = gap;
+    long pairs = static_cast<long>(contact_->num_candidates());
+    MPI_Allreduce(MPI_IN_PLACE, &pairs, 1, MPI_LONG, MPI_SUM, lv_.comm);
+    st.contact_pairs = static_cast<int>(pairs);
+    st.kappa = kappa_;
+  }
+  return st;
+}
+
+int CipcStepper::newton(StepStats& st) {
+  const int n_local = lv_.num_local();
   const double tol = scene_.spec.newton_tol;
-  for (int it = 0; it < scene_.spec.max_newton; ++it) {
+  double prev_gap = std::numeric_limits<double>::infinity();
+  int it = 0;
+  for (; it < scene_.spec.max_newton; ++it) {
     auto t0 = std::chrono::steady_clock::now();
+    if (contact_) {
+      PetscLogStagePush(stage_contact_);
+      if (!proximity_current_) contact_->update_proximity(xf_);
+      proximity_current_ = false;  // x moves in this iteration's line search
+      std::vector<std::pair<int, int>> couplings;
+      contact_->active_couplings(xf_, couplings);
+      sys_->set_contact_couplings(couplings);
+      PetscLogStagePop();
+      st.contact_s += seconds_since(t0);
+      t0 = std::chrono::steady_clock::now();
+    }
     PetscLogStagePush(stage_assembly_);
     double E0;
     {
@@ -323,7 +469,6 @@ StepStats CipcStepper::step(double t) {
     check(VecNorm(p_, NORM_INFINITY, &pinf), "VecNorm");
     check(VecDot(g_, p_, &gp), "VecDot");
     st.final_residual = pinf / h_;
-    st.newton_iters = it + 1;
     st.energy = E0;
     if (pinf / h_ < tol) {
       st.converged = true;
@@ -331,15 +476,26 @@ StepStats CipcStepper::step(double t) {
       st.line_search_s += seconds_since(t0);
       break;
     }
-    // Halve until every triangle is inside its strain limit (energy finite, section 4.3)
-    // and the energy decreases enough (Armijo).
+    // alpha starts at the ACCD bound (C-IPC section 5.4), the global minimum over ranks.
     double alpha = 1.0;
+    if (contact_) {
+      const auto tc = std::chrono::steady_clock::now();
+      gather_full(p_, pf_);
+      contact_->update_swept(xf_, pf_);
+      alpha = contact_->max_step(xf_, pf_, &st.ccd_queries);
+      MPI_Allreduce(MPI_IN_PLACE, &alpha, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+      st.contact_s += seconds_since(tc);
+    }
+    // Then halve until every triangle is inside its strain limit (energy finite, section
+    // 4.3) and the energy decreases enough (Armijo).
     bool accepted = false;
     {
       LocalArray xa(x_), pa(p_);
       for (int k = 0; k < kMaxHalvings; ++k, alpha *= 0.5) {
         for (int i = 0; i < 3 * n_local; ++i) trial_[i] = xa.data()[i] + alpha * pa.data()[i];
-        const double E1 = global_energy(trial_.data());
+        if (contact_)
+          for (int v = 0; v < scene_.num_vertices; ++v) xf_trial_[v] = xf_[v] + alpha * pf_[v];
+        const double E1 = global_energy(trial_.data(), contact_ ? xf_trial_ : xf_);
         // Near the minimiser the predicted decrease falls below the rounding noise of the
         // summed energy; a feasible full step that does not raise E beyond that noise is
         // then taken rather than halved away.
@@ -352,6 +508,7 @@ StepStats CipcStepper::step(double t) {
       }
       if (accepted) {
         std::copy(trial_.begin(), trial_.end(), xa.data());
+        if (contact_) xf_.swap(xf_trial_);
         update_kappa(xa.data());
       }
     }
@@ -359,15 +516,17 @@ StepStats CipcStepper::step(double t) {
     st.line_search_s += seconds_since(t0);
     if (!accepted) break;  // no descent left at double precision: the step ends here
     st.min_alpha = std::min(st.min_alpha, alpha);
+    if (contact_) {
+      // IPC: double kappa while the closest pair keeps closing in below eps_d.
+      contact_->update_proximity(xf_);
+      proximity_current_ = true;  // reused by the next iteration's assembly
+      double gap = contact_->min_gap(xf_);
+      MPI_Allreduce(MPI_IN_PLACE, &gap, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+      kappa_ = update_barrier_stiffness(kappa_, prev_gap, gap, kappa_bounds_, bbox_diagonal_);
+      prev_gap = gap;
+    }
   }
-
-  // v = (x - x_n) / h, on owned and ghost entries alike (both are consistent).
-  {
-    LocalArray xa(x_), va(v_);
-    for (int i = 0; i < 3 * n_local; ++i) va.data()[i] = (xa.data()[i] - x_prev_[i]) / h_;
-  }
-  st.max_strain = max_strain();
-  return st;
+  return std::min(it + 1, scene_.spec.max_newton);
 }
 
 }  // namespace weft

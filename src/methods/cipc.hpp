@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "contact/contact_model.hpp"
+#include "contact/adaptive_kappa.hpp"
 #include "core/scene.hpp"
 #include "parallel/local_view.hpp"
 #include "solver/linear_system.hpp"
@@ -24,6 +26,12 @@ struct StepStats {
   double final_residual = 0.0;  // ||p||_inf / h at exit
   double energy = 0.0;
   bool converged = false;
+  long ccd_queries = 0;
+  double min_distance = 0.0;    // smallest d - xi over contact pairs at the end of the step
+  int contact_pairs = 0;        // candidates within dhat at the end of the step (global)
+  double kappa = 0.0;           // contact barrier stiffness
+  double kinematic_lag = 0.0;   // largest distance a pin/obstacle trails its script
+  double contact_s = 0.0;       // broad phase + barrier + friction + CCD time
   double assembly_s = 0, solve_s = 0, line_search_s = 0;
 };
 
@@ -44,15 +52,21 @@ class CipcStepper {
   std::vector<double>& kappa_s() { return kappa_s_; }
   const LinearSystem& linear_system() const { return *sys_; }
   double max_strain();  // global, at the current x
+  // Contact barrier stiffness (adaptive, IPC); part of the checkpoint.
+  double contact_kappa() const { return kappa_; }
+  void set_contact_kappa(double k) { kappa_ = k; }
 
  private:
   // Incremental potential at the local (owned + ghost) coordinates xl. Local part only;
   // +inf when a triangle reaches its strain limit.
   double local_energy(const double* xl) const;
-  double global_energy(const double* xl) const;
+  // + contact barrier and friction at the full positions xf (this rank's pairs).
+  double global_energy(const double* xl, const std::vector<Vec3>& xf) const;
+  void gather_full(Vec v, std::vector<Vec3>& full) const;  // every vertex, solver order
+  int newton(StepStats& st);
   // Energy + gradient (into g_, ghost-summed) + projected Hessian (into sys_).
   double assemble(const double* xl);
-  void move_kinematic(double t_next, std::vector<double>& xl);
+  void move_kinematic(double t_next, std::vector<double>& xl, StepStats& st);
   void update_kappa(const double* xl);
 
   const Scene& scene_;
@@ -66,6 +80,13 @@ class CipcStepper {
   std::vector<int> global_id_;       // local -> global solver id, -1 when kinematic
   std::vector<double> kappa_s_;      // per local triangle
   std::vector<int> small_gap_;       // consecutive iterations near the limit
+  std::unique_ptr<ContactModel> contact_;
+  KappaBounds kappa_bounds_;
+  double kappa_ = 0.0, bbox_diagonal_ = 1.0;
+  bool proximity_current_ = false;  // contact_'s proximity set was built at xf_
+  std::vector<Vec3> xf_, pf_, xf_trial_, x_step_start_;
+  std::vector<int> counts_, displs_;  // Allgatherv layout of owned blocks (doubles)
+  int stage_contact_ = 0;
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;
 };
 

@@ -33,6 +33,7 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
   }
   auto& kappa = stepper.kappa_s();
   for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
+  stepper.set_contact_kappa(c.contact_kappa);
 }
 
 // The start must be intersection-free and every pair at least its offset apart: the
@@ -103,7 +104,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
     const double strain0 = stepper.max_strain();
     out->write_frame(0.0, stepper.positions(), {{"newton_iters", 0}, {"max_strain", strain0}, {"wall_s", 0}});
-    out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.kappa_s());
+    out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.kappa_s(), stepper.contact_kappa());
     if (rank == 0 && opt.progress)
       std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, linear solver %s\n",
                   spec.name.c_str(), ranks, ranks > 1 ? "s" : "", scene.num_vertices, scene.triangles.size(),
@@ -129,9 +130,15 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
                         {"assembly_s", st.assembly_s},
                         {"solve_s", st.solve_s},
                         {"line_search_s", st.line_search_s},
+                        {"contact_s", st.contact_s},
+                        {"ccd_queries", double(st.ccd_queries)},
+                        {"min_distance", st.min_distance},
+                        {"contact_pairs", double(st.contact_pairs)},
+                        {"kappa", st.kappa},
+                        {"kinematic_lag", st.kinematic_lag},
                         {"wall_s", wall}});
     if (s % cp_every == 0 || s == frames)
-      out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.kappa_s());
+      out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.kappa_s(), stepper.contact_kappa());
     progress.frame_done(s, st.newton_iters, st.max_strain, wall, st.converged ? "" : "(not converged)");
   }
   out->finish();

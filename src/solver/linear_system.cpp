@@ -1,6 +1,7 @@
 #include "solver/linear_system.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <sstream>
 
@@ -37,27 +38,15 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   };
   for (const Tri& t : scene.triangles) add_stencil(t.data(), 3);
   for (const auto& h : scene.hinges) add_stencil(h.data(), 4);
-  std::vector<PetscInt> dnnz(n_owned), onnz(n_owned);
   for (int r = 0; r < n_owned; ++r) {
     auto& c = cols[r];
     c.push_back(lv.vbegin + r);  // diagonal always present (inertia / identity)
     std::sort(c.begin(), c.end());
     c.erase(std::unique(c.begin(), c.end()), c.end());
-    dnnz[r] = std::count_if(c.begin(), c.end(), [&](int j) { return j >= lv.vbegin && j < lv.vend; });
-    onnz[r] = static_cast<PetscInt>(c.size()) - dnnz[r];
     if (scene.kinematic(lv.vbegin + r)) kinematic_owned_.push_back(lv.vbegin + r);
   }
-
-  check(MatCreate(lv.comm, &A_), "MatCreate");
-  check(MatSetSizes(A_, 3 * n_owned, 3 * n_owned, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes");
-  check(MatSetType(A_, MATAIJ), "MatSetType");
-  check(MatSetBlockSize(A_, 3), "MatSetBlockSize");
-  check(MatSetFromOptions(A_), "MatSetFromOptions");
-  check(MatXAIJSetPreallocation(A_, 3, dnnz.data(), onnz.data(), nullptr, nullptr), "preallocation");
-  check(MatSetOption(A_, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE), "MatSetOption");
-  check(MatSetOption(A_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
-  check(MatSetOption(A_, MAT_SYMMETRY_ETERNAL, PETSC_TRUE), "MatSetOption");
-  check(MatSetOption(A_, MAT_SPD, PETSC_TRUE), "MatSetOption");
+  base_cols_ = std::move(cols);
+  create_matrix();
 
   // Rigid-body near null space for GAMG, from the rest positions of owned vertices.
   Vec coords;
@@ -68,10 +57,8 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   for (int r = 0; r < n_owned; ++r)
     for (int d = 0; d < 3; ++d) c[3 * r + d] = scene.rest[lv.vbegin + r][d];
   check(VecRestoreArray(coords, &c), "VecRestoreArray");
-  MatNullSpace nullsp;
-  check(MatNullSpaceCreateRigidBody(coords, &nullsp), "MatNullSpaceCreateRigidBody");
-  check(MatSetNearNullSpace(A_, nullsp), "MatSetNearNullSpace");
-  check(MatNullSpaceDestroy(&nullsp), "MatNullSpaceDestroy");
+  check(MatNullSpaceCreateRigidBody(coords, &nullspace_), "MatNullSpaceCreateRigidBody");
+  check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
   check(VecDestroy(&coords), "VecDestroy");
 
   spec_ = spec;
@@ -115,7 +102,103 @@ void LinearSystem::configure_solver() {
   check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
 }
 
+// Exact preallocation from the element pattern plus the current contact couplings.
+void LinearSystem::create_matrix() {
+  const int n_owned = lv_.num_owned();
+  std::vector<PetscInt> dnnz(n_owned), onnz(n_owned);
+  std::vector<int> merged;
+  for (int r = 0; r < n_owned; ++r) {
+    const std::vector<int>* c = &base_cols_[r];
+    if (!extra_cols_.empty() && !extra_cols_[r].empty()) {
+      merged.clear();
+      std::set_union(base_cols_[r].begin(), base_cols_[r].end(), extra_cols_[r].begin(), extra_cols_[r].end(),
+                     std::back_inserter(merged));
+      c = &merged;
+    }
+    dnnz[r] = std::count_if(c->begin(), c->end(), [&](int j) { return j >= lv_.vbegin && j < lv_.vend; });
+    onnz[r] = static_cast<PetscInt>(c->size()) - dnnz[r];
+  }
+  MatDestroy(&A_);
+  check(MatCreate(lv_.comm, &A_), "MatCreate");
+  check(MatSetSizes(A_, 3 * n_owned, 3 * n_owned, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes");
+  check(MatSetType(A_, MATAIJ), "MatSetType");
+  check(MatSetBlockSize(A_, 3), "MatSetBlockSize");
+  check(MatSetFromOptions(A_), "MatSetFromOptions");
+  check(MatXAIJSetPreallocation(A_, 3, dnnz.data(), onnz.data(), nullptr, nullptr), "preallocation");
+  for (MatOption o : {MAT_NEW_NONZERO_ALLOCATION_ERR, MAT_SYMMETRIC, MAT_SYMMETRY_ETERNAL, MAT_SPD})
+    check(MatSetOption(A_, o, PETSC_TRUE), "MatSetOption");
+  if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
+  // Fill the whole pattern with explicit zeros and assemble once: the first final assembly
+  // squeezes out preallocated slots nobody wrote, and a contact pair that is a candidate
+  // now but only becomes active in a later Newton iteration needs its slots kept.
+  static const double zero[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int r = 0; r < n_owned; ++r) {
+    PetscInt row = lv_.vbegin + r;
+    auto insert = [&](const std::vector<int>& cs) {
+      for (int c : cs) {
+        PetscInt col = c;
+        check(MatSetValuesBlocked(A_, 1, &row, 1, &col, zero, INSERT_VALUES), "MatSetValuesBlocked");
+      }
+    };
+    insert(base_cols_[r]);
+    if (!extra_cols_.empty()) insert(extra_cols_[r]);
+  }
+  check(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+}
+
+bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>& couplings) {
+  // Couplings arrive for any row; each goes to the rank owning the row.
+  std::vector<std::vector<int>> send(lv_.ranks);
+  for (const auto& [r, c] : couplings) {
+    const int owner = scene_.owner_of(r);
+    send[owner].push_back(r);
+    send[owner].push_back(c);
+  }
+  std::vector<int> scount(lv_.ranks), rcount(lv_.ranks), sdisp(lv_.ranks, 0), rdisp(lv_.ranks, 0);
+  for (int k = 0; k < lv_.ranks; ++k) scount[k] = static_cast<int>(send[k].size());
+  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, lv_.comm);
+  std::vector<int> sbuf, rbuf;
+  for (int k = 0; k < lv_.ranks; ++k) {
+    sdisp[k] = static_cast<int>(sbuf.size());
+    sbuf.insert(sbuf.end(), send[k].begin(), send[k].end());
+  }
+  int total = 0;
+  for (int k = 0; k < lv_.ranks; ++k) rdisp[k] = total, total += rcount[k];
+  rbuf.resize(total);
+  MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), rcount.data(), rdisp.data(),
+                MPI_INT, lv_.comm);
+  std::vector<std::vector<int>> extra(lv_.num_owned());
+  for (int i = 0; i + 1 < total; i += 2) extra[rbuf[i] - lv_.vbegin].push_back(rbuf[i + 1]);
+  for (auto& e : extra) {
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
+  }
+  // Rebuild only when some owned row gains a column the matrix lacks; dropping couplings
+  // keeps the larger pattern (explicit zeros) until the next time step.
+  int grow = 0;
+  if (extra_cols_.empty()) extra_cols_.resize(lv_.num_owned());
+  for (int r = 0; r < lv_.num_owned() && !grow; ++r)
+    for (int c : extra[r])
+      if (!std::binary_search(base_cols_[r].begin(), base_cols_[r].end(), c) &&
+          !std::binary_search(extra_cols_[r].begin(), extra_cols_[r].end(), c)) {
+        grow = 1;
+        break;
+      }
+  MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, lv_.comm);
+  if (!grow) return false;
+  for (int r = 0; r < lv_.num_owned(); ++r) {
+    std::vector<int> u;
+    std::set_union(extra_cols_[r].begin(), extra_cols_[r].end(), extra[r].begin(), extra[r].end(),
+                   std::back_inserter(u));
+    extra_cols_[r] = std::move(u);
+  }
+  create_matrix();
+  return true;
+}
+
 LinearSystem::~LinearSystem() {
+  MatNullSpaceDestroy(&nullspace_);
   KSPDestroy(&ksp_);
   MatDestroy(&A_);
 }
@@ -139,16 +222,10 @@ void LinearSystem::end_assembly() {
 }
 
 void LinearSystem::new_time_step() {
-  // Same for the matrix: GAMG composes its graph and aggregates on the Mat object.
-  Mat fresh;
-  MatNullSpace nullsp;
-  check(MatDuplicate(A_, MAT_DO_NOT_COPY_VALUES, &fresh), "MatDuplicate");
-  check(MatGetNearNullSpace(A_, &nullsp), "MatGetNearNullSpace");
-  check(MatSetNearNullSpace(fresh, nullsp), "MatSetNearNullSpace");
-  check(MatDestroy(&A_), "MatDestroy");
-  A_ = fresh;
-  for (MatOption o : {MAT_NEW_NONZERO_ALLOCATION_ERR, MAT_SYMMETRIC, MAT_SYMMETRY_ETERNAL, MAT_SPD})
-    check(MatSetOption(A_, o, PETSC_TRUE), "MatSetOption");
+  // A fresh matrix per step: GAMG composes its graph and aggregates on the Mat object,
+  // and the contact pattern restarts from this step's pairs.
+  for (auto& e : extra_cols_) e.clear();
+  create_matrix();
   // A fresh KSP per step: preconditioner state (GAMG hierarchy, Chebyshev eigenvalue
   // estimates seeded from a random stream that advances with every setup) then depends
   // only on this step's matrices, so a restarted run reproduces the uninterrupted one.

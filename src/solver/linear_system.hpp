@@ -28,6 +28,10 @@ class LinearSystem {
   // a negative id drops that vertex's rows and columns.
   void add_block(int nv, const int* global_ids, const double* values_row_major);
   void end_assembly();                              // kinematic identity rows + flush
+  // Contact couplings (row, col) of global vertex ids from this rank's pairs (rows may be
+  // owned anywhere). Collective. Rebuilds the matrix when the pattern must grow; returns
+  // whether it did.
+  bool set_contact_couplings(const std::vector<std::pair<int, int>>& couplings);
   // Solve A p = rhs; returns KSP iterations. Throws RuntimeFailure when the KSP diverges.
   int solve(Vec rhs, Vec p);
   // Call at the start of every time step: expensive preconditioner data (GAMG
@@ -39,6 +43,7 @@ class LinearSystem {
 
  private:
   void configure_solver();
+  void create_matrix();
 
   const Scene& scene_;
   const LocalView& lv_;
@@ -46,6 +51,9 @@ class LinearSystem {
   Mat A_ = nullptr;
   KSP ksp_ = nullptr;
   std::vector<int> kinematic_owned_;
+  std::vector<std::vector<int>> base_cols_;   // element pattern per owned block row
+  std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
+  MatNullSpace nullspace_ = nullptr;
   bool first_solve_in_step_ = true;
   int fallbacks_ = 0;
 };

@@ -1,0 +1,245 @@
+#include "contact/contact_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "contact/barrier.hpp"
+#include "contact/distance_type.hpp"
+#include "contact/friction.hpp"
+#include "contact/mollifier.hpp"
+#include "contact/pair_potential.hpp"
+
+namespace weft {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+                           std::vector<double> object_friction, std::vector<char> point_owned,
+                           std::vector<char> edge_owned, const ContactParams& params)
+    : surface_(std::move(surface)),
+      kinematic_(std::move(kinematic)),
+      object_friction_(std::move(object_friction)),
+      point_owned_(std::move(point_owned)),
+      edge_owned_(std::move(edge_owned)),
+      params_(params) {
+  // Mollifier thresholds use rest edge lengths (IPC: eps_x = 1e-3 |ea|^2 |eb|^2 at rest);
+  // store |e|^2 per edge, the pair threshold is 1e-3 times the product.
+  ee_eps_x_.reserve(surface_.edges.size());
+  for (const Edge& e : surface_.edges) ee_eps_x_.push_back((rest[e[1]] - rest[e[0]]).squaredNorm());
+  for (double o : surface_.vertex_offset) max_offset_ = std::max(max_offset_, o);
+}
+
+bool ContactModel::all_kinematic(const int* v, int n) const {
+  for (int i = 0; i < n; ++i)
+    if (!kinematic_[v[i]]) return false;
+  return true;
+}
+
+void ContactModel::update_proximity(const std::vector<Vec3>& x) {
+  broad_phase_.find_proximity(surface_, x, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, proximity_);
+}
+
+void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) {
+  broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+}
+
+double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const {
+  BarrierParams bp;
+  bp.kappa = kappa;
+  bp.dhat = params_.dhat;
+  double e = 0.0;
+  for (const auto& p : c.pt) {
+    const Tri& t = surface_.triangles[p.t];
+    bp.xi = pt_xi(p.v, p.t);
+    const double v = point_triangle_barrier_energy(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp);
+    if (!std::isfinite(v)) return kInf;
+    e += v;
+  }
+  for (const auto& p : c.ee) {
+    const Edge& a = surface_.edges[p.ea];
+    const Edge& b = surface_.edges[p.eb];
+    bp.xi = ee_xi(p.ea, p.eb);
+    const double v = edge_edge_barrier_energy(x[a[0]], x[a[1]], x[b[0]], x[b[1]],
+                                              1e-3 * ee_eps_x_[p.ea] * ee_eps_x_[p.eb], bp);
+    if (!std::isfinite(v)) return kInf;
+    e += v;
+  }
+  return e;
+}
+
+double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) const {
+  return energy_over(swept_, x, kappa);
+}
+
+double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const {
+  BarrierParams bp;
+  bp.kappa = kappa;
+  bp.dhat = params_.dhat;
+  double e = 0.0;
+  int ids[4];
+  auto emit = [&](const LocalEnergy<12>& le, const int* v) {
+    if (!le.active) return;
+    for (int a = 0; a < 4; ++a) ids[a] = kinematic_[v[a]] ? -1 : v[a];
+    sink(4, ids, le.gradient.data(), le.hessian.data());
+  };
+  for (const auto& p : proximity_.pt) {
+    const Tri& t = surface_.triangles[p.t];
+    bp.xi = pt_xi(p.v, p.t);
+    const LocalEnergy<12> le = point_triangle_barrier(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp);
+    if (!le.feasible) return kInf;
+    e += le.value;
+    const int v[4] = {p.v, t[0], t[1], t[2]};
+    emit(le, v);
+  }
+  for (const auto& p : proximity_.ee) {
+    const Edge& a = surface_.edges[p.ea];
+    const Edge& b = surface_.edges[p.eb];
+    bp.xi = ee_xi(p.ea, p.eb);
+    const LocalEnergy<12> le = edge_edge_barrier(x[a[0]], x[a[1]], x[b[0]], x[b[1]],
+                                                 1e-3 * ee_eps_x_[p.ea] * ee_eps_x_[p.eb], bp);
+    if (!le.feasible) return kInf;
+    e += le.value;
+    const int v[4] = {a[0], a[1], b[0], b[1]};
+    emit(le, v);
+  }
+  return e;
+}
+
+void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const {
+  // Every proximity candidate, active or not: deciding "active" here with a second
+  // distance evaluation could disagree with the potential's own test by one rounding at
+  // the support boundary, and a block outside the preallocated pattern is an error.
+  (void)x;
+  out.clear();
+  auto add = [&](const int* v) {
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b)
+        if (!kinematic_[v[a]] && !kinematic_[v[b]]) out.emplace_back(v[a], v[b]);
+  };
+  for (const auto& p : proximity_.pt) {
+    const Tri& t = surface_.triangles[p.t];
+    const int v[4] = {p.v, t[0], t[1], t[2]};
+    add(v);
+  }
+  for (const auto& p : proximity_.ee) {
+    const Edge& a = surface_.edges[p.ea];
+    const Edge& b = surface_.edges[p.eb];
+    const int v[4] = {a[0], a[1], b[0], b[1]};
+    add(v);
+  }
+  // Friction pairs keep their stencil for the whole lagged solve.
+  for (const auto& f : friction_) add(f.ids);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+double ContactModel::min_gap(const std::vector<Vec3>& x) const {
+  double g = kInf;
+  for (const auto& p : proximity_.pt) {
+    const Tri& t = surface_.triangles[p.t];
+    g = std::min(g, std::sqrt(point_triangle_distance_sq(x[p.v], x[t[0]], x[t[1]], x[t[2]])) - pt_xi(p.v, p.t));
+  }
+  for (const auto& p : proximity_.ee) {
+    const Edge& a = surface_.edges[p.ea];
+    const Edge& b = surface_.edges[p.eb];
+    g = std::min(g, std::sqrt(edge_edge_distance_sq(x[a[0]], x[a[1]], x[b[0]], x[b[1]])) - ee_xi(p.ea, p.eb));
+  }
+  return g;
+}
+
+double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, long* queries) const {
+  double t_max = 1.0;
+  long n = 0;
+  AccdParams ap = params_.accd;
+  for (const auto& p : swept_.pt) {
+    const Tri& t = surface_.triangles[p.t];
+    ap.t_max = t_max;  // only an earlier impact can lower the bound
+    const CcdResult r = point_triangle_accd(x[p.v], x[t[0]], x[t[1]], x[t[2]], dx[p.v], dx[t[0]], dx[t[1]],
+                                            dx[t[2]], pt_xi(p.v, p.t), ap);
+    ++n;
+    if (r.hit) t_max = std::min(t_max, r.toi);
+  }
+  for (const auto& p : swept_.ee) {
+    const Edge& a = surface_.edges[p.ea];
+    const Edge& b = surface_.edges[p.eb];
+    ap.t_max = t_max;
+    const CcdResult r = edge_edge_accd(x[a[0]], x[a[1]], x[b[0]], x[b[1]], dx[a[0]], dx[a[1]], dx[b[0]], dx[b[1]],
+                                       ee_xi(p.ea, p.eb), ap);
+    ++n;
+    if (r.hit) t_max = std::min(t_max, r.toi);
+  }
+  if (queries) *queries += n;
+  return t_max;
+}
+
+void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Vec3>& x_ref, double kappa) {
+  friction_.clear();
+  x_ref_ = x_ref;
+  const double dhat = params_.dhat;
+  auto mu_of = [&](int obj_a, int obj_b) {
+    // Per-object coefficients combine as the geometric mean (0 if either is frictionless).
+    return std::sqrt(std::max(0.0, object_friction_[obj_a]) * std::max(0.0, object_friction_[obj_b]));
+  };
+  for (const auto& p : proximity_.pt) {
+    const Tri& t = surface_.triangles[p.t];
+    const double mu = mu_of(surface_.vertex_object[p.v], surface_.triangle_object[p.t]);
+    if (mu <= 0) continue;
+    const double d2 = point_triangle_distance_sq(x[p.v], x[t[0]], x[t[1]], x[t[2]]);
+    const double lambda = barrier_force_magnitude(d2, pt_xi(p.v, p.t), dhat, kappa);
+    if (!(lambda > 0) || !std::isfinite(lambda)) continue;
+    FrictionPair f;
+    f.nv = 4;
+    f.ids[0] = p.v, f.ids[1] = t[0], f.ids[2] = t[1], f.ids[3] = t[2];
+    f.T = point_triangle_friction_operator(x[p.v], x[t[0]], x[t[1]], x[t[2]]);
+    f.mu_lambda = mu * lambda;
+    friction_.push_back(f);
+  }
+  for (const auto& p : proximity_.ee) {
+    const Edge& a = surface_.edges[p.ea];
+    const Edge& b = surface_.edges[p.eb];
+    const double mu = mu_of(surface_.edge_object[p.ea], surface_.edge_object[p.eb]);
+    if (mu <= 0) continue;
+    const double d2 = edge_edge_distance_sq(x[a[0]], x[a[1]], x[b[0]], x[b[1]]);
+    const double lambda = barrier_force_magnitude(d2, ee_xi(p.ea, p.eb), dhat, kappa);
+    if (!(lambda > 0) || !std::isfinite(lambda)) continue;
+    FrictionPair f;
+    f.nv = 4;
+    f.ids[0] = a[0], f.ids[1] = a[1], f.ids[2] = b[0], f.ids[3] = b[1];
+    f.T = edge_edge_friction_operator(x[a[0]], x[a[1]], x[b[0]], x[b[1]]);
+    f.mu_lambda = mu * lambda;
+    friction_.push_back(f);
+  }
+}
+
+double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
+  const double eps = params_.eps_v * params_.dt;
+  double e = 0.0;
+  for (const auto& f : friction_) {
+    Vec12 dx;
+    for (int a = 0; a < 4; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
+    const Vec2 u = f.T.transpose() * dx;
+    e += f.mu_lambda * friction_f0(u.norm(), eps);
+  }
+  return e;
+}
+
+double ContactModel::assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const {
+  const double eps = params_.eps_v * params_.dt;
+  double e = 0.0;
+  int ids[4];
+  for (const auto& f : friction_) {
+    Vec12 dx;
+    for (int a = 0; a < 4; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
+    const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
+    e += le.value;
+    for (int a = 0; a < 4; ++a) ids[a] = kinematic_[f.ids[a]] ? -1 : f.ids[a];
+    sink(4, ids, le.gradient.data(), le.hessian.data());
+  }
+  return e;
+}
+
+}  // namespace weft

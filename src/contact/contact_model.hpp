@@ -1,0 +1,91 @@
+// The contact terms of the incremental potential over one rank's share of the collision
+// pairs (C-IPC sections 5.1-5.4): the thickness-offset barrier kappa * b(d^2 - xi^2,
+// 2 xi dhat + dhat^2) (eq. 12), lagged smoothed friction (IPC), and the ACCD step bound.
+// PETSc-free: element blocks go to a sink with global vertex ids; the caller assembles
+// and reduces. Positions are full (every vertex, solver order); each pair is owned by the
+// rank that owns its point (PT) or its first edge's first vertex (EE), so summing over
+// ranks counts every pair exactly once.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "ccd/accd.hpp"
+#include "contact/broad_phase.hpp"
+#include "contact/candidates.hpp"
+#include "contact/surface.hpp"
+
+namespace weft {
+
+struct ContactParams {
+  double dhat = 1e-3;      // activation distance beyond the offset
+  double eps_v = 1e-3;     // friction smoothing velocity (m/s)
+  double dt = 0.04;
+  AccdParams accd;         // s = 0.1: stop at 10% of the remaining gap (C-IPC section 5.4)
+};
+
+// One element block: nv vertices (global solver ids, -1 = kinematic: rows/cols dropped),
+// gradient (3 nv) and Hessian (3 nv x 3 nv, column-major, symmetric).
+using ContactSink = std::function<void(int nv, const int* ids, const double* g, const double* H)>;
+
+class ContactModel {
+ public:
+  ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+               std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
+               const ContactParams& params);
+
+  // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
+  void update_proximity(const std::vector<Vec3>& x);
+  // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
+  // trial and the CCD bound use, so no pair can enter the barrier's support unseen.
+  void update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
+
+  // kappa * sum of barriers over the current set; +inf if a pair is at or inside its offset.
+  double barrier_energy(const std::vector<Vec3>& x, double kappa) const;
+  // Adds barrier gradient/PSD Hessian blocks of active pairs; returns the barrier energy.
+  double assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const;
+  // Global-id vertex couplings (row, col) of every candidate and friction pair: the
+  // matrix pattern the contact blocks may fill.
+  void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const;
+  // Smallest d - xi over the current set (+inf if empty).
+  double min_gap(const std::vector<Vec3>& x) const;
+  // Largest t in (0, 1] such that x + t dx stays clear (ACCD over the swept set).
+  double max_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, long* queries) const;
+
+  // Lagged friction (IPC): freeze normal forces, tangent operators and the reference
+  // positions x_ref (start of step) from the proximity set at x_lag.
+  void lag_friction(const std::vector<Vec3>& x_lag, const std::vector<Vec3>& x_ref, double kappa);
+  double friction_energy(const std::vector<Vec3>& x) const;
+  double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
+
+  size_t num_candidates() const { return proximity_.pt.size() + proximity_.ee.size(); }
+  size_t num_friction_pairs() const { return friction_.size(); }
+  const CollisionSurface& surface() const { return surface_; }
+  double max_offset() const { return max_offset_; }
+
+ private:
+  double pt_xi(int v, int t) const { return 0.5 * (surface_.vertex_offset[v] + surface_.triangle_offset[t]); }
+  double ee_xi(int a, int b) const { return 0.5 * (surface_.edge_offset[a] + surface_.edge_offset[b]); }
+  double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const;
+  bool all_kinematic(const int* v, int n) const;
+
+  struct FrictionPair {
+    int nv;
+    int ids[4];
+    Eigen::Matrix<double, 12, 2> T;  // tangent operator, padded to 12 rows
+    double mu_lambda;
+  };
+
+  CollisionSurface surface_;
+  std::vector<double> ee_eps_x_;   // mollifier threshold per edge pair is a product: store |e|^2 at rest
+  std::vector<char> kinematic_;
+  std::vector<double> object_friction_;
+  std::vector<char> point_owned_, edge_owned_;
+  ContactParams params_;
+  double max_offset_ = 0;
+  mutable BroadPhase broad_phase_;
+  Candidates proximity_, swept_;
+  std::vector<FrictionPair> friction_;
+  std::vector<Vec3> x_ref_;
+};
+
+}  // namespace weft

@@ -142,8 +142,8 @@ def run_all(args, prior=()):
                 prev = [r for r in list(prior) + results if r["ranks"] == ranks and r["solver"] == solver and r["size"] < size]
                 if prev:
                     q = max(prev, key=lambda r: r["size"])
-                    bound = q["elapsed_s"] * (size / q["size"]) ** 2
-                    if q["status"] in ("timeout", "oom", "killed") or bound > args.timeout:
+                    bound = max(q["elapsed_s"], q.get("bound_s", 0)) * (size / q["size"]) ** 2
+                    if q["status"] in ("timeout", "oom", "killed", "predicted") or bound > args.timeout:
                         results.append({"size": size, "ranks": ranks, "solver": solver, "status": "predicted",
                                         "elapsed_s": 0, "peak_rss_gib": 0, "bound_s": bound, "prev_size": q["size"],
                                         "prev_status": q["status"], "prev_elapsed_s": q["elapsed_s"]})
@@ -196,10 +196,12 @@ def fmt_status(r):
     if r["status"] == "predicted":
         n = r["prev_size"] ** 2
         if r["prev_status"] != "ok":
-            return f"skipped: the {n}-vertex run already hit the limit ({r['prev_status']})"
+            why = {"timeout": "took > %d min" % round(r.get("timeout", 600) / 60), "predicted": "was skipped already",
+                   "oom": "ran out of memory", "killed": "was killed"}[r["prev_status"]]
+            return f"skipped: the {n}-vertex run {why}"
         return (f"skipped: > {round(r.get('timeout', 600) / 60)} min predicted (the {n}-vertex run took "
                 f"{r['prev_elapsed_s']:.0f} s; cost grows at least with the vertex count: >= {r['bound_s']:.0f} s)")
-    return {"timeout": "skipped: > %d min" % round(r.get("timeout", 600) / 60),
+    return {"timeout": "stopped: > %d min" % round(r.get("timeout", 600) / 60),
             "oom": "skipped: out of memory (> %.0f GiB)" % r.get("mem_limit_gb", 20),
             "killed": "killed (out of memory?)",
             "failed": "failed: " + " ".join(r.get("stderr", []))[:120]}.get(r["status"], r["status"])

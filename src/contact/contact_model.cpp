@@ -215,6 +215,15 @@ void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Ve
   }
 }
 
+std::vector<int> ContactModel::friction_vertices() const {
+  std::vector<int> ids;
+  ids.reserve(4 * friction_.size());
+  for (const auto& f : friction_) ids.insert(ids.end(), f.ids, f.ids + f.nv);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;

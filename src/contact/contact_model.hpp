@@ -54,6 +54,12 @@ class ContactModel {
   // Lagged friction (IPC): freeze normal forces, tangent operators and the reference
   // positions x_ref (start of step) from the proximity set at x_lag.
   void lag_friction(const std::vector<Vec3>& x_lag, const std::vector<Vec3>& x_ref, double kappa);
+  // The vertices of the lagged friction stencils, ascending: they must stay known to this
+  // rank until the next lag_friction (the contact halo keeps them).
+  std::vector<int> friction_vertices() const;
+  // Replaces x_ref (only the friction vertices are read): a rank that did not know every
+  // start-of-step position at lag time fetches them and sets them here.
+  void set_friction_reference(std::vector<Vec3> x_ref) { x_ref_ = std::move(x_ref); }
   double friction_energy(const std::vector<Vec3>& x) const;
   double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
 

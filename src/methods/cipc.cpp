@@ -88,13 +88,6 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
   trial_.resize(3 * n_local);
   kappa_s_.assign(lv.triangles.size(), scene.spec.kappa_s);
   small_gap_.assign(lv.triangles.size(), 0);
-  // Gather layout: rank r's owned block of solver ids is [vertex_range[r], vertex_range[r+1]).
-  for (int r = 0; r < lv.ranks; ++r) {
-    counts_.push_back(3 * (scene.vertex_range[r + 1] - scene.vertex_range[r]));
-    displs_.push_back(3 * scene.vertex_range[r]);
-  }
-  xf_ = scene.rest;
-  pf_.assign(scene.num_vertices, Vec3::Zero());
   if (scene.spec.contact_enabled && !scene.triangles.empty()) {
     std::vector<double> object_offset, object_friction;
     for (const ObjectParams& op : scene.objects) {
@@ -127,6 +120,8 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
     kappa_bounds_ = barrier_stiffness_bounds(cp.dhat, contact_->max_offset(), mcount > 0 ? msum / mcount : 1.0,
                                              bbox_diagonal_);
     kappa_ = kappa_bounds_.min;
+    halo_ = std::make_unique<ContactHalo>(contact_->surface(), scene.vertex_range, lv.comm, cp.dhat);
+    check(VecDuplicate(x_, &x_start_), "VecDuplicate");
   }
   PetscLogStageRegister("weft Contact", &stage_contact_);
   PetscLogStageRegister("weft Assembly", &stage_assembly_);
@@ -140,6 +135,7 @@ CipcStepper::~CipcStepper() {
   VecDestroy(&p_);
   VecDestroy(&g_);
   VecDestroy(&rhs_);
+  if (x_start_) VecDestroy(&x_start_);
 }
 
 double CipcStepper::local_energy(const double* xl) const {
@@ -175,13 +171,13 @@ double CipcStepper::local_energy(const double* xl) const {
   return inertia + h2 * elastic;
 }
 
-void CipcStepper::gather_full(Vec v, std::vector<Vec3>& full) const {
-  full.resize(scene_.num_vertices);
-  const PetscScalar* a;
-  check(VecGetArrayRead(v, &a), "VecGetArrayRead");
-  MPI_Allgatherv(a, 3 * lv_.num_owned(), MPI_DOUBLE, full.data()->data(), counts_.data(), displs_.data(),
-                 MPI_DOUBLE, lv_.comm);
-  check(VecRestoreArrayRead(v, &a), "VecRestoreArrayRead");
+void CipcStepper::exchange_halo(Vec x, Vec p) {
+  const PetscScalar *xa, *pa = nullptr;
+  check(VecGetArrayRead(x, &xa), "VecGetArrayRead");
+  if (p) check(VecGetArrayRead(p, &pa), "VecGetArrayRead");
+  halo_->exchange(xa, pa, xf_, p ? &pf_ : nullptr);
+  if (p) check(VecRestoreArrayRead(p, &pa), "VecRestoreArrayRead");
+  check(VecRestoreArrayRead(x, &xa), "VecRestoreArrayRead");
 }
 
 double CipcStepper::global_energy(const double* xl, const std::vector<Vec3>& xf) const {
@@ -304,10 +300,15 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   if (!any) return;
   double beta = 1.0;
   if (contact_) {
-    for (int v = 0; v < scene_.num_vertices; ++v)
-      pf_[v] = scene_.kinematic(v) ? Vec3(scripted_position(scene_.motions[scene_.vertex_motion[v]], scene_.rest[v],
-                                                            t_next) - xf_[v])
-                                   : Vec3::Zero();
+    // The scripted displacement as a step (zero on dynamic vertices), through the halo so
+    // that every pair the moving vertices could sweep into is seen.
+    check(VecSet(p_, 0.0), "VecSet");
+    {
+      LocalArray pa(p_);
+      for (int l = 0; l < lv_.num_owned(); ++l)
+        for (int d = 0; d < 3; ++d) pa.data()[3 * l + d] = target[3 * l + d] - start[3 * l + d];
+    }
+    exchange_halo(x_, p_);
     contact_->update_swept(xf_, pf_);
     beta = contact_->max_step(xf_, pf_, &st.ccd_queries);
     MPI_Allreduce(MPI_IN_PLACE, &beta, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
@@ -382,9 +383,8 @@ StepStats CipcStepper::step(double t) {
     std::copy(xa.data(), xa.data() + 3 * n_local, xl.begin());
   }
   if (contact_) {
-    gather_full(x_, xf_);
-    x_step_start_ = xf_;
-    xf_trial_.resize(xf_.size());
+    check(VecCopy(x_, x_start_), "VecCopy");
+    xf_trial_.resize(scene_.num_vertices);
   }
   move_kinematic(t + h_, xl, st);
   {
@@ -398,9 +398,22 @@ StepStats CipcStepper::step(double t) {
   for (int k = 0; k < lags; ++k) {
     if (contact_) {
       const auto t0 = std::chrono::steady_clock::now();
+      exchange_halo(x_, nullptr);
       contact_->update_proximity(xf_);
       proximity_current_ = true;
-      contact_->lag_friction(xf_, x_step_start_, kappa_);
+      contact_->lag_friction(xf_, xf_, kappa_);
+      // The friction stencils stay known for the whole lagged solve; their reference is
+      // the start of the step, fetched from the owners.
+      const std::vector<int> ids = contact_->friction_vertices();
+      halo_->keep(ids);
+      std::vector<Vec3> ref;
+      {
+        const PetscScalar* a;
+        check(VecGetArrayRead(x_start_, &a), "VecGetArrayRead");
+        halo_->fetch(a, ids, ref);
+        check(VecRestoreArrayRead(x_start_, &a), "VecRestoreArrayRead");
+      }
+      contact_->set_friction_reference(std::move(ref));
       st.contact_s += seconds_since(t0);
     }
     const int its = newton(st);
@@ -480,7 +493,7 @@ int CipcStepper::newton(StepStats& st) {
     double alpha = 1.0;
     if (contact_) {
       const auto tc = std::chrono::steady_clock::now();
-      gather_full(p_, pf_);
+      exchange_halo(x_, p_);
       contact_->update_swept(xf_, pf_);
       alpha = contact_->max_step(xf_, pf_, &st.ccd_queries);
       MPI_Allreduce(MPI_IN_PLACE, &alpha, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);

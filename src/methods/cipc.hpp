@@ -13,6 +13,7 @@
 #include "contact/contact_model.hpp"
 #include "contact/adaptive_kappa.hpp"
 #include "core/scene.hpp"
+#include "parallel/contact_halo.hpp"
 #include "parallel/local_view.hpp"
 #include "solver/linear_system.hpp"
 
@@ -62,7 +63,9 @@ class CipcStepper {
   double local_energy(const double* xl) const;
   // + contact barrier and friction at the full positions xf (this rank's pairs).
   double global_energy(const double* xl, const std::vector<Vec3>& xf) const;
-  void gather_full(Vec v, std::vector<Vec3>& full) const;  // every vertex, solver order
+  // Contact halo exchange (data flow 2a): xf_ (and pf_ from p when given) with every vertex
+  // this rank's contact pairs can reach; NaN elsewhere.
+  void exchange_halo(Vec x, Vec p);
   int newton(StepStats& st);
   // Energy + gradient (into g_, ghost-summed) + projected Hessian (into sys_).
   double assemble(const double* xl);
@@ -84,8 +87,9 @@ class CipcStepper {
   KappaBounds kappa_bounds_;
   double kappa_ = 0.0, bbox_diagonal_ = 1.0;
   bool proximity_current_ = false;  // contact_'s proximity set was built at xf_
-  std::vector<Vec3> xf_, pf_, xf_trial_, x_step_start_;
-  std::vector<int> counts_, displs_;  // Allgatherv layout of owned blocks (doubles)
+  std::unique_ptr<ContactHalo> halo_;
+  Vec x_start_ = nullptr;            // positions at the start of the step (friction reference)
+  std::vector<Vec3> xf_, pf_, xf_trial_;
   int stage_contact_ = 0;
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;
 };

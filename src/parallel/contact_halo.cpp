@@ -1,0 +1,308 @@
+#include "parallel/contact_halo.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace weft {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// At most this many run boxes per rank and primitive kind: the all-gather stays small and
+// the box-against-box test below stays ~1e6 comparisons per neighbour even at 1M vertices.
+constexpr size_t kMaxRunsPerKind = 512;
+constexpr size_t kMinRun = 16;
+
+size_t run_length(size_t n) { return std::max(kMinRun, (n + kMaxRunsPerKind - 1) / kMaxRunsPerKind); }
+
+}  // namespace
+
+ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm,
+                         double inflation)
+    : surface_(surface), range_(std::move(vertex_range)), comm_(comm), inflation_(inflation) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &ranks_);
+  const int nv = surface_.num_vertices();
+  const int lo = range_[rank_], hi = range_[rank_ + 1];
+  auto mine = [&](int v) { return v >= lo && v < hi; };
+  for (int v : surface_.vertices)
+    if (mine(v)) own_points_.push_back(v);
+  std::vector<int> support;
+  for (size_t e = 0; e < surface_.edges.size(); ++e) {
+    const Edge& ed = surface_.edges[e];
+    if (!mine(ed[0])) continue;
+    own_edges_.push_back(static_cast<int>(e));
+    if (!mine(ed[1])) support.push_back(ed[1]);
+  }
+  for (size_t t = 0; t < surface_.triangles.size(); ++t) {
+    const Tri& tri = surface_.triangles[t];
+    if (!mine(tri[0])) continue;
+    own_triangles_.push_back(static_cast<int>(t));
+    for (int v : tri)
+      if (!mine(v)) support.push_back(v);
+  }
+  std::sort(support.begin(), support.end());
+  support.erase(std::unique(support.begin(), support.end()), support.end());
+  support_ = std::move(support);
+  mark_.assign(nv, 0);
+  if (ranks_ > 1) fixed_ = make_pattern(support_);
+  box_counts_.resize(ranks_);
+  box_displs_.resize(ranks_);
+}
+
+int ContactHalo::owner(int v) const {
+  return static_cast<int>(std::upper_bound(range_.begin(), range_.end(), v) - range_.begin()) - 1;
+}
+
+ContactHalo::Pattern ContactHalo::make_pattern(std::vector<int> ids) const {
+  Pattern pat;
+  const int lo = range_[rank_], hi = range_[rank_ + 1];
+  ids.erase(std::remove_if(ids.begin(), ids.end(), [&](int v) { return v >= lo && v < hi; }), ids.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  pat.recv_counts.assign(ranks_, 0);
+  for (int v : ids) ++pat.recv_counts[owner(v)];  // ascending ids are grouped by owner
+  pat.recv_displs.assign(ranks_, 0);
+  for (int r = 1; r < ranks_; ++r) pat.recv_displs[r] = pat.recv_displs[r - 1] + pat.recv_counts[r - 1];
+  pat.recv_ids = std::move(ids);
+  pat.send_counts.assign(ranks_, 0);
+  MPI_Alltoall(pat.recv_counts.data(), 1, MPI_INT, pat.send_counts.data(), 1, MPI_INT, comm_);
+  pat.send_displs.assign(ranks_, 0);
+  for (int r = 1; r < ranks_; ++r) pat.send_displs[r] = pat.send_displs[r - 1] + pat.send_counts[r - 1];
+  pat.send_local.resize(pat.send_displs[ranks_ - 1] + pat.send_counts[ranks_ - 1]);
+  MPI_Alltoallv(pat.recv_ids.data(), pat.recv_counts.data(), pat.recv_displs.data(), MPI_INT, pat.send_local.data(),
+                pat.send_counts.data(), pat.send_displs.data(), MPI_INT, comm_);
+  return pat;
+}
+
+void ContactHalo::run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned,
+                              std::vector<Vec3>& xf, std::vector<Vec3>* pf) {
+  const int k = p_owned ? 6 : 3;  // doubles per vertex
+  const int lo = range_[rank_];
+  std::vector<double> sendbuf(k * pat.send_local.size()), recvbuf(k * pat.recv_ids.size());
+  for (size_t i = 0; i < pat.send_local.size(); ++i) {
+    const int l = pat.send_local[i] - lo;
+    for (int d = 0; d < 3; ++d) {
+      sendbuf[k * i + d] = x_owned[3 * l + d];
+      if (p_owned) sendbuf[k * i + 3 + d] = p_owned[3 * l + d];
+    }
+  }
+  std::vector<int> sc(ranks_), sd(ranks_), rc(ranks_), rd(ranks_);
+  for (int r = 0; r < ranks_; ++r) {
+    sc[r] = k * pat.send_counts[r], sd[r] = k * pat.send_displs[r];
+    rc[r] = k * pat.recv_counts[r], rd[r] = k * pat.recv_displs[r];
+  }
+  MPI_Alltoallv(sendbuf.data(), sc.data(), sd.data(), MPI_DOUBLE, recvbuf.data(), rc.data(), rd.data(), MPI_DOUBLE,
+                comm_);
+  for (size_t i = 0; i < pat.recv_ids.size(); ++i) {
+    const int v = pat.recv_ids[i];
+    xf[v] = Vec3(recvbuf[k * i], recvbuf[k * i + 1], recvbuf[k * i + 2]);
+    if (pf) (*pf)[v] = Vec3(recvbuf[k * i + 3], recvbuf[k * i + 4], recvbuf[k * i + 5]);
+  }
+}
+
+void ContactHalo::reset(std::vector<Vec3>& xf, std::vector<Vec3>* pf) {
+  const size_t nv = surface_.num_vertices();
+  const Vec3 nan(kNaN, kNaN, kNaN);
+  if (xf.size() != nv) xf.assign(nv, nan);
+  if (pf && pf->size() != nv) pf->assign(nv, nan);
+  // Only the entries a previous exchange filled can be stale: clear those (O(halo), not O(N)).
+  for (int v : received_x_) xf[v] = nan;
+  received_x_.clear();
+  if (pf) {
+    for (int v : received_p_) (*pf)[v] = nan;
+    received_p_.clear();
+  }
+}
+
+ContactHalo::Box ContactHalo::vertex_box(int v, const std::vector<Vec3>& xf, const std::vector<Vec3>* pf) const {
+  Box b;
+  for (int d = 0; d < 3; ++d) {
+    const double a = xf[v][d], e = pf ? a + (*pf)[v][d] : a;
+    b.lo[d] = std::min(a, e);
+    b.hi[d] = std::max(a, e);
+  }
+  return b;
+}
+
+namespace {
+
+inline void unite(double* lo, double* hi, const double* blo, const double* bhi) {
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = std::min(lo[d], blo[d]);
+    hi[d] = std::max(hi[d], bhi[d]);
+  }
+}
+
+inline bool overlap(const double* alo, const double* ahi, const double* blo, const double* bhi) {
+  return alo[0] <= bhi[0] && blo[0] <= ahi[0] && alo[1] <= bhi[1] && blo[1] <= ahi[1] && alo[2] <= bhi[2] &&
+         blo[2] <= ahi[2];
+}
+
+}  // namespace
+
+void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::vector<Vec3>& xf,
+                           std::vector<Vec3>* pf) {
+  const int lo = range_[rank_], hi = range_[rank_ + 1];
+  reset(xf, p_owned ? pf : nullptr);
+  if (!p_owned) pf = nullptr;
+  for (int v = lo; v < hi; ++v) {
+    const int l = v - lo;
+    xf[v] = Vec3(x_owned[3 * l], x_owned[3 * l + 1], x_owned[3 * l + 2]);
+    if (pf) (*pf)[v] = Vec3(p_owned[3 * l], p_owned[3 * l + 1], p_owned[3 * l + 2]);
+  }
+  stats_ = Stats{};
+  if (ranks_ == 1) return;
+
+  // A. fixed: the rest of this rank's own edges and triangles, and the kept stencils.
+  run_pattern(fixed_, x_owned, p_owned, xf, pf);
+  received_x_ = fixed_.recv_ids;
+  if (pf) received_p_ = fixed_.recv_ids;
+  stats_.fixed_received = static_cast<long>(fixed_.recv_ids.size());
+
+  // B. run boxes of own points and own edges, grown as the broad phase grows them, plus a
+  // margin so that rounding in either box test can only add pairs.
+  const double inf = std::numeric_limits<double>::infinity();
+  my_boxes_.clear();
+  auto grown = [&](const int* v, int n, double xi) {
+    Box b = vertex_box(v[0], xf, pf);
+    for (int i = 1; i < n; ++i) {
+      const Box c = vertex_box(v[i], xf, pf);
+      unite(b.lo, b.hi, c.lo, c.hi);
+    }
+    const double r = 0.5 * (inflation_ + xi);
+    for (int d = 0; d < 3; ++d) {
+      const double m = r + 1e-9 * (1.0 + std::max(std::abs(b.lo[d]), std::abs(b.hi[d])));
+      b.lo[d] -= m;
+      b.hi[d] += m;
+    }
+    return b;
+  };
+  auto add_runs = [&](size_t n, auto&& box_of) {
+    const size_t len = run_length(n);
+    for (size_t s = 0; s < n; s += len) {
+      Box run{{inf, inf, inf}, {-inf, -inf, -inf}};
+      for (size_t i = s; i < std::min(n, s + len); ++i) {
+        const Box b = box_of(i);
+        unite(run.lo, run.hi, b.lo, b.hi);
+      }
+      if (run.lo[0] <= run.hi[0]) my_boxes_.push_back(run);
+    }
+  };
+  add_runs(own_points_.size(), [&](size_t i) {
+    const int v = own_points_[i];
+    return grown(&v, 1, surface_.vertex_offset[v]);
+  });
+  add_runs(own_edges_.size(), [&](size_t i) {
+    const int e = own_edges_[i];
+    return grown(surface_.edges[e].data(), 2, surface_.edge_offset[e]);
+  });
+  int nb = static_cast<int>(my_boxes_.size()) * 6;
+  MPI_Allgather(&nb, 1, MPI_INT, box_counts_.data(), 1, MPI_INT, comm_);
+  box_displs_[0] = 0;
+  for (int r = 1; r < ranks_; ++r) box_displs_[r] = box_displs_[r - 1] + box_counts_[r - 1];
+  all_boxes_.resize((box_displs_[ranks_ - 1] + box_counts_[ranks_ - 1]) / 6);
+  MPI_Allgatherv(my_boxes_.data(), nb, MPI_DOUBLE, all_boxes_.data(), box_counts_.data(), box_displs_.data(),
+                 MPI_DOUBLE, comm_);
+  stats_.boxes = static_cast<long>(all_boxes_.size());
+
+  // C. own triangles and edges (grown by the same rule, no margin needed on this side)
+  // against each other rank's boxes, run by run: a run box first, then its primitives
+  // against the few boxes that run box meets.
+  struct Prim {
+    const int* v;
+    int n;
+    double xi;
+  };
+  std::vector<Prim> prims;
+  prims.reserve(own_triangles_.size() + own_edges_.size());
+  for (int t : own_triangles_) prims.push_back({surface_.triangles[t].data(), 3, surface_.triangle_offset[t]});
+  for (int e : own_edges_) prims.push_back({surface_.edges[e].data(), 2, surface_.edge_offset[e]});
+  std::vector<Box> pbox(prims.size());
+  for (size_t i = 0; i < prims.size(); ++i) pbox[i] = grown(prims[i].v, prims[i].n, prims[i].xi);
+  const size_t len = run_length(prims.size());
+
+  std::vector<std::vector<int>> send_ids(ranks_);
+  std::vector<const Box*> near;
+  for (int r = 0; r < ranks_; ++r) {
+    if (r == rank_) continue;
+    const Box* rb = all_boxes_.data() + box_displs_[r] / 6;
+    const int nrb = box_counts_[r] / 6;
+    for (size_t s = 0; s < prims.size(); s += len) {
+      const size_t end = std::min(prims.size(), s + len);
+      Box run{{inf, inf, inf}, {-inf, -inf, -inf}};
+      for (size_t i = s; i < end; ++i) unite(run.lo, run.hi, pbox[i].lo, pbox[i].hi);
+      near.clear();
+      for (int j = 0; j < nrb; ++j)
+        if (overlap(run.lo, run.hi, rb[j].lo, rb[j].hi)) near.push_back(rb + j);
+      if (near.empty()) continue;
+      for (size_t i = s; i < end; ++i) {
+        bool hit = false;
+        for (const Box* b : near)
+          if (overlap(pbox[i].lo, pbox[i].hi, b->lo, b->hi)) {
+            hit = true;
+            break;
+          }
+        if (!hit) continue;
+        for (int a = 0; a < prims[i].n; ++a) {
+          const int v = prims[i].v[a];
+          if (mark_[v]) continue;
+          mark_[v] = 1;
+          send_ids[r].push_back(v);
+        }
+      }
+    }
+    for (int v : send_ids[r]) mark_[v] = 0;
+    std::sort(send_ids[r].begin(), send_ids[r].end());
+  }
+  const int k = pf ? 6 : 3;
+  std::vector<int> sc(ranks_, 0), sd(ranks_, 0), rc(ranks_, 0), rd(ranks_, 0);
+  for (int r = 0; r < ranks_; ++r) sc[r] = static_cast<int>(send_ids[r].size());
+  MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, comm_);
+  for (int r = 1; r < ranks_; ++r) sd[r] = sd[r - 1] + sc[r - 1], rd[r] = rd[r - 1] + rc[r - 1];
+  const int ns = sd[ranks_ - 1] + sc[ranks_ - 1], nr = rd[ranks_ - 1] + rc[ranks_ - 1];
+  std::vector<int> sids(ns), rids(nr);
+  std::vector<double> sval(static_cast<size_t>(k) * ns), rval(static_cast<size_t>(k) * nr);
+  for (int r = 0, i = 0; r < ranks_; ++r)
+    for (int v : send_ids[r]) {
+      sids[i] = v;
+      for (int d = 0; d < 3; ++d) {
+        sval[k * i + d] = xf[v][d];
+        if (pf) sval[k * i + 3 + d] = (*pf)[v][d];
+      }
+      ++i;
+    }
+  MPI_Alltoallv(sids.data(), sc.data(), sd.data(), MPI_INT, rids.data(), rc.data(), rd.data(), MPI_INT, comm_);
+  for (int r = 0; r < ranks_; ++r) sc[r] *= k, sd[r] *= k, rc[r] *= k, rd[r] *= k;
+  MPI_Alltoallv(sval.data(), sc.data(), sd.data(), MPI_DOUBLE, rval.data(), rc.data(), rd.data(), MPI_DOUBLE, comm_);
+  for (int i = 0; i < nr; ++i) {
+    const int v = rids[i];
+    if (v >= lo && v < hi) continue;  // own vertex of a remote primitive: already exact here
+    xf[v] = Vec3(rval[k * i], rval[k * i + 1], rval[k * i + 2]);
+    if (pf) (*pf)[v] = Vec3(rval[k * i + 3], rval[k * i + 4], rval[k * i + 5]);
+    received_x_.push_back(v);
+    if (pf) received_p_.push_back(v);
+  }
+  stats_.box_received = nr;
+}
+
+void ContactHalo::keep(const std::vector<int>& ids) {
+  kept_ = ids;
+  if (ranks_ == 1) return;
+  std::vector<int> all = support_;
+  all.insert(all.end(), kept_.begin(), kept_.end());
+  fixed_ = make_pattern(std::move(all));
+}
+
+void ContactHalo::fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out) {
+  const Vec3 nan(kNaN, kNaN, kNaN);
+  out.assign(surface_.num_vertices(), nan);
+  const int lo = range_[rank_], hi = range_[rank_ + 1];
+  for (int v : ids)
+    if (v >= lo && v < hi) out[v] = Vec3(owned[3 * (v - lo)], owned[3 * (v - lo) + 1], owned[3 * (v - lo) + 2]);
+  if (ranks_ == 1) return;
+  const Pattern pat = make_pattern(ids);
+  run_pattern(pat, owned, nullptr, out, nullptr);
+}
+
+}  // namespace weft

@@ -1,0 +1,103 @@
+// Contact halo (DESIGN.md, "Distributed model"; data flow 2a): gives each rank the
+// positions (and, for CCD, the step) of every vertex its own contact pairs can touch, and
+// no others, so the broad phase, barrier, friction and CCD run on a rank's share of the
+// pairs without an all-gather of the whole surface.
+//
+// Who owns what (the same rules as ContactModel's pair ownership):
+//  * a point is owned by the owner of its vertex; an edge {a, b} (a < b) by the owner of a;
+//    a triangle by the owner of its first vertex. A rank's pairs are the PT pairs of its
+//    points and the EE pairs whose first edge it owns, so only TRIANGLES and EDGES are ever
+//    needed as a partner from another rank.
+//
+// One exchange, for positions x (proximity) or x swept to x + p (CCD):
+//  A. fixed part: every rank receives the vertices of its own edges and triangles that
+//     other ranks own (static), plus "kept" vertices it asked for (the stencils of its
+//     lagged friction pairs, which must stay known for the whole lagged solve);
+//  B. each rank cuts its own points and edges into runs of consecutive ids and sends the
+//     runs' boxes, grown like the broad phase grows them (by (inflation + xi) / 2), to all
+//     ranks (MPI_Allgatherv of a few thousand boxes at most);
+//  C. each rank sends every one of its own triangles and edges whose grown box overlaps a
+//     box of rank r to r (ids and coordinates, MPI_Alltoallv).
+// Why this is complete: the broad phase reports a pair iff the two grown boxes overlap.
+// If rank r owns the point / first edge of a reported pair, that primitive's grown box
+// lies in one of r's run boxes, so the partner's grown box overlaps that run box and the
+// partner's owner sent it in C. Boxes are compared with a small extra margin, so rounding
+// can only send more, never less.
+//
+// The result is a full-length array (solver order) with every vertex this rank may need and
+// NaN everywhere else; the broad phase never pairs a primitive with a non-finite box, so a
+// rank's candidate set is exactly the set it would get from all positions. Positions travel
+// as bits, so pair sets, energies and steps do not depend on the rank count.
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+#include "contact/surface.hpp"
+#include "core/types.hpp"
+
+namespace weft {
+
+class ContactHalo {
+ public:
+  struct Stats {
+    long fixed_received = 0;   // vertices received in part A (last exchange)
+    long box_received = 0;     // vertices received in part C (last exchange)
+    long boxes = 0;            // run boxes all ranks published (last exchange)
+  };
+
+  // vertex_range: rank r owns solver ids [vertex_range[r], vertex_range[r+1]).
+  // inflation: the broad phase's (dhat). Collective.
+  ContactHalo(const CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm, double inflation);
+
+  // Collective. x_owned / p_owned: this rank's owned block, 3 doubles per vertex
+  // (p_owned may be null: proximity exchange at x). Fills xf (and pf when p_owned is given)
+  // to the surface's vertex count: owned vertices, the fixed halo, and the vertices of
+  // other ranks' primitives within reach; NaN elsewhere.
+  void exchange(const double* x_owned, const double* p_owned, std::vector<Vec3>& xf, std::vector<Vec3>* pf);
+
+  // Collective. Vertices to receive in every later exchange (replaces the previous set).
+  void keep(const std::vector<int>& ids);
+
+  // Collective, one-off: values of `ids` (any vertices) from a vector given by its owned
+  // blocks; out is resized to the vertex count, NaN where not asked for.
+  void fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out);
+
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Box {
+    double lo[3], hi[3];
+  };
+  int owner(int v) const;
+  // Request/serve pattern for a set of vertex ids owned elsewhere (part A, fetch).
+  struct Pattern {
+    std::vector<int> recv_ids;                     // grouped by owner rank
+    std::vector<int> recv_counts, recv_displs;     // per rank, in vertices
+    std::vector<int> send_local;                   // owned ids to send, grouped by rank
+    std::vector<int> send_counts, send_displs;
+  };
+  Pattern make_pattern(std::vector<int> ids) const;
+  void run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned, std::vector<Vec3>& xf,
+                   std::vector<Vec3>* pf);
+  void reset(std::vector<Vec3>& xf, std::vector<Vec3>* pf);
+  Box vertex_box(int v, const std::vector<Vec3>& xf, const std::vector<Vec3>* pf) const;
+
+  const CollisionSurface& surface_;
+  std::vector<int> range_;
+  MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 1;
+  double inflation_ = 0.0;
+  std::vector<int> own_points_, own_edges_, own_triangles_;  // this rank's primitives
+  std::vector<int> support_;   // non-owned vertices of own edges / triangles (part A)
+  std::vector<int> kept_;      // friction stencils
+  Pattern fixed_;
+  // Non-owned ids the last exchange filled in xf / pf (cleared at the next exchange).
+  std::vector<int> received_x_, received_p_;
+  std::vector<char> mark_;     // per vertex scratch
+  std::vector<Box> my_boxes_, all_boxes_;
+  std::vector<int> box_counts_, box_displs_;
+  Stats stats_;
+};
+
+}  // namespace weft

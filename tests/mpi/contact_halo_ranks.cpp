@@ -1,0 +1,148 @@
+// The contact halo at 1, 2 and 3 ranks: after an exchange, the broad phase on a rank's
+// partial positions (its vertices, its halo, NaN elsewhere) must find exactly the pairs it
+// finds on ALL positions with the same ownership filters: proximity at x and swept over
+// [x, x + p], for a contiguous (partition-like) numbering and for a scattered one. Values
+// travel as bits; fetch and keep deliver the vertices asked for.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "contact/broad_phase.hpp"
+#include "contact/surface.hpp"
+#include "mesh/generators.hpp"
+#include "mesh/transform.hpp"
+#include "parallel/contact_halo.hpp"
+
+namespace {
+
+using weft::Vec3;
+
+struct Setup {
+  std::vector<weft::Tri> tris;
+  std::vector<int> tri_object;
+  std::vector<Vec3> x, p;
+};
+
+// Two jittered cloth squares 0.5 mm apart (the upper one turned 30 degrees), a sphere just
+// below them and a far sphere: close pairs across objects and objects no rank should need.
+Setup make_setup(bool scatter) {
+  Setup s;
+  auto add = [&](const weft::TriMesh& m, const Vec3& shift, double turn_deg, int obj) {
+    const int base = static_cast<int>(s.x.size());
+    const double c = std::cos(turn_deg * M_PI / 180), sn = std::sin(turn_deg * M_PI / 180);
+    for (const Vec3& v : m.vertices) s.x.push_back(Vec3(c * v[0] + sn * v[2], v[1], -sn * v[0] + c * v[2]) + shift);
+    for (const weft::Tri& t : m.triangles) {
+      s.tris.push_back({t[0] + base, t[1] + base, t[2] + base});
+      s.tri_object.push_back(obj);
+    }
+  };
+  add(weft::make_grid(1.0, 1.0, 24, 24, 0.3, 1), Vec3(0, 0, 0), 0, 0);
+  add(weft::make_grid(1.0, 1.0, 20, 20, 0.3, 2), Vec3(0.1, 5e-4, 0), 30, 1);
+  add(weft::make_sphere(0.2, 2), Vec3(0, -0.2 - 3e-4, 0.1), 0, 2);
+  add(weft::make_sphere(0.2, 2), Vec3(5, 5, 5), 0, 3);
+  const int nv = static_cast<int>(s.x.size());
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (Vec3& v : s.x) v += 1e-4 * Vec3(u(rng), u(rng), u(rng));
+  for (int i = 0; i < nv; ++i) s.p.push_back(0.03 * Vec3(u(rng), u(rng), u(rng)));
+  if (scatter) {
+    // Renumber the vertices at random: every rank's points are spread over the scene.
+    std::vector<int> perm(nv);
+    for (int i = 0; i < nv; ++i) perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<Vec3> x(nv), p(nv);
+    for (int i = 0; i < nv; ++i) x[perm[i]] = s.x[i], p[perm[i]] = s.p[i];
+    s.x = x, s.p = p;
+    for (weft::Tri& t : s.tris)
+      for (int& v : t) v = perm[v];
+  }
+  return s;
+}
+
+void expect_same(const weft::Candidates& a, const weft::Candidates& b, const char* what) {
+  ASSERT_EQ(a.pt.size(), b.pt.size()) << what;
+  ASSERT_EQ(a.ee.size(), b.ee.size()) << what;
+  for (size_t i = 0; i < a.pt.size(); ++i) ASSERT_EQ(a.pt[i], b.pt[i]) << what;
+  for (size_t i = 0; i < a.ee.size(); ++i) ASSERT_EQ(a.ee[i], b.ee[i]) << what;
+}
+
+void check_layout(bool scatter) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Setup s = make_setup(scatter);
+  const int nv = static_cast<int>(s.x.size());
+  const std::vector<double> offsets = {0.0, 2e-4, 1e-3, 0.0};
+  const weft::CollisionSurface surf = weft::build_collision_surface(s.tris, s.tri_object, offsets, nv);
+  std::vector<int> range(ranks + 1);
+  for (int r = 0; r <= ranks; ++r) range[r] = static_cast<int>(static_cast<long>(nv) * r / ranks);
+  const int lo = range[rank], hi = range[rank + 1];
+  std::vector<char> point_owned(nv, 0), edge_owned(surf.edges.size(), 0);
+  for (int v = lo; v < hi; ++v) point_owned[v] = 1;
+  for (size_t e = 0; e < surf.edges.size(); ++e) edge_owned[e] = point_owned[surf.edges[e][0]];
+  std::vector<double> x_owned, p_owned;
+  for (int v = lo; v < hi; ++v)
+    for (int d = 0; d < 3; ++d) x_owned.push_back(s.x[v][d]), p_owned.push_back(s.p[v][d]);
+
+  const double dhat = 1e-3;
+  weft::ContactHalo halo(surf, range, MPI_COMM_WORLD, dhat);
+  weft::BroadPhase bp;
+  weft::Candidates full, part;
+  std::vector<Vec3> xf, pf;
+
+  // Proximity at x.
+  halo.exchange(x_owned.data(), nullptr, xf, nullptr);
+  ASSERT_EQ(xf.size(), size_t(nv));
+  int known = 0;
+  for (int v = 0; v < nv; ++v)
+    if (std::isfinite(xf[v][0])) {
+      ++known;
+      ASSERT_EQ(xf[v], s.x[v]) << "vertex " << v << " arrived changed";
+    }
+  for (int v = lo; v < hi; ++v) ASSERT_TRUE(std::isfinite(xf[v][0]));
+  bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
+  bp.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, part);
+  expect_same(full, part, "proximity");
+  long pairs = static_cast<long>(full.pt.size() + full.ee.size()), total = 0;
+  MPI_Allreduce(&pairs, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(total, 100) << "the scene must have close pairs to test anything";
+  // Locality: with a partition-like numbering nobody needs the far sphere's vertices
+  // (it is the last object, owned by the last rank).
+  if (!scatter && ranks > 1 && rank == 0) EXPECT_LT(known, nv - 162) << "the halo sent the far sphere";
+
+  // Swept over [x, x + p]: x and p both arrive, with the same pairs as from everything.
+  halo.exchange(x_owned.data(), p_owned.data(), xf, &pf);
+  for (int v = 0; v < nv; ++v)
+    if (std::isfinite(xf[v][0])) {
+      ASSERT_EQ(xf[v], s.x[v]);
+      ASSERT_EQ(pf[v], s.p[v]);
+    }
+  bp.find_swept(surf, s.x, s.p, dhat, &point_owned, &edge_owned, nullptr, full);
+  bp.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, part);
+  expect_same(full, part, "swept");
+
+  // A proximity exchange after a swept one leaves no stale vertex behind.
+  halo.exchange(x_owned.data(), nullptr, xf, nullptr);
+  int known2 = 0;
+  for (int v = 0; v < nv; ++v) known2 += std::isfinite(xf[v][0]) ? 1 : 0;
+  EXPECT_EQ(known2, known);
+
+  // fetch: any vertices, from their owners; keep: they stay in every exchange.
+  std::vector<int> ids;
+  for (int v = rank; v < nv; v += 37) ids.push_back(v);
+  std::vector<Vec3> got;
+  halo.fetch(x_owned.data(), ids, got);
+  for (int v : ids) ASSERT_EQ(got[v], s.x[v]);
+  halo.keep(ids);
+  halo.exchange(x_owned.data(), nullptr, xf, nullptr);
+  for (int v : ids) ASSERT_EQ(xf[v], s.x[v]) << "kept vertex " << v;
+}
+
+}  // namespace
+
+TEST(ContactHaloRanks, PartitionLikeNumbering) { check_layout(false); }
+TEST(ContactHaloRanks, ScatteredNumbering) { check_layout(true); }

@@ -151,22 +151,23 @@ int main(int argc, char** argv) {
     MPI_Reduce(&rss, &rss_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     const std::string solver = stepper->linear_system().describe();
     const int fallbacks = stepper->linear_system().fallbacks();
+    const long factorizations = stepper->linear_system().factorizations();
     if (rank == 0) {
       const double total = asm_s + solve_s + ls_s;
       if (json) {
         std::printf("RESULT {\"case\":%s,\"vertices\":%d,\"triangles\":%zu,\"hinges\":%zu,\"ranks\":%d,\"solver\":%s,"
                     "\"petsc_options\":%s,\"frames\":%d,\"setup_s\":%.6g,\"newton_iters\":%ld,\"ksp_iters\":%ld,"
                     "\"assembly_s\":%.6g,\"solve_s\":%.6g,\"line_search_s\":%.6g,\"wall_s\":%.6g,\"max_strain\":%.8g,"
-                    "\"converged\":%s,\"fallbacks\":%d,\"peak_rss_mib\":%.1f,\"cpu_share\":%.3f,\"steps\":[%s]}\n",
+                    "\"converged\":%s,\"fallbacks\":%d,\"factorizations\":%ld,\"peak_rss_mib\":%.1f,\"cpu_share\":%.3f,\"steps\":[%s]}\n",
                     json_str(spec.name).c_str(), scene.num_vertices, scene.triangles.size(), scene.hinges.size(), ranks,
                     json_str(solver).c_str(), json_str(petsc_opts).c_str(), frames, setup_s, newton, ksp, asm_s, solve_s,
-                    ls_s, wall_s, max_strain, converged ? "true" : "false", fallbacks, rss_sum, cpu_share_min,
+                    ls_s, wall_s, max_strain, converged ? "true" : "false", fallbacks, factorizations, rss_sum, cpu_share_min,
                     steps_json.str().c_str());
       } else {
         std::printf("%s on %d rank(s): %ld Newton iterations (%ld KSP), %.4f s/iteration: assembly %.1f%%, solve "
-                    "%.1f%%, line search %.1f%%; non-solve %.1f%%; %d Cholesky fallbacks; peak RSS %.0f MiB; CPU share %.2f\n",
+                    "%.1f%%, line search %.1f%%; non-solve %.1f%%; %ld factorisations; %d Cholesky fallbacks; peak RSS %.0f MiB; CPU share %.2f\n",
                     solver.c_str(), ranks, newton, ksp, total / std::max(1L, newton), 100 * asm_s / total,
-                    100 * solve_s / total, 100 * ls_s / total, 100 * (asm_s + ls_s) / total, fallbacks, rss_sum, cpu_share_min);
+                    100 * solve_s / total, 100 * ls_s / total, 100 * (asm_s + ls_s) / total, factorizations, fallbacks, rss_sum, cpu_share_min);
       }
       std::fflush(stdout);
     }

@@ -459,6 +459,7 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
       if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'))
         c.fail(lin.at(k), "expected a PETSc type name such as cg, gmres, gamg, lu (got '" + v + "')");
   s.linear.rtol = lin.number("rtol", s.linear.rtol, [](double v) { return v > 0 && v < 1; }, "in (0, 1)");
+  s.linear.factor_reuse_its = lin.integer("factor_reuse_its", s.linear.factor_reuse_its, 0, 100000, "in [0, 100000]");
 
   MapNode contact = top.map("contact");
   {

@@ -16,7 +16,7 @@ const std::map<std::string, Keys>& table() {
       {"", {"name", "time", "gravity", "method", "solver", "contact", "strain_limit_stiffness", "output", "objects"}},
       {"time", {"dt", "frames"}},
       {"solver", {"newton_tol", "max_newton", "linear"}},
-      {"solver.linear", {"ksp", "pc", "rtol"}},
+      {"solver.linear", {"ksp", "pc", "rtol", "factor_reuse_its"}},
       {"contact", {"enabled", "dhat", "friction", "friction_iterations", "epsilon_v"}},
       {"output", {"file", "every", "checkpoint_every"}},
       {"objects[]",

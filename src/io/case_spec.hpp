@@ -78,6 +78,10 @@ struct LinearSpec {
   std::string ksp;              // empty: weft's default (see solver/linear_system.cpp)
   std::string pc;
   double rtol = 1e-6;
+  // Krylov solve + factorisation preconditioner (e.g. cg + cholesky): CG iterations an
+  // older factorisation may spend within a step before weft factors again; 0 = factor
+  // every Newton iteration.
+  int factor_reuse_its = 20;
 };
 
 struct CaseSpec {

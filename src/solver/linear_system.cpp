@@ -75,6 +75,9 @@ void LinearSystem::configure_solver() {
   check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   std::string ksp_type = spec_.ksp, pc_type = spec_.pc;
   if (ksp_type.empty() && pc_type.empty()) {
+    // One rank: a fresh CHOLMOD factor per Newton iteration. (Keeping the factor as a CG
+    // preconditioner, see solve(), does not pay on the strain-limited and contact cases:
+    // the barrier Hessians change too much between iterations, bench/README.md.)
     ksp_type = lv_.ranks == 1 ? "preonly" : "cg";
     pc_type = lv_.ranks == 1 ? "cholesky" : "gamg";
   } else if (ksp_type.empty()) {
@@ -100,6 +103,13 @@ void LinearSystem::configure_solver() {
   set_default_option("-mg_levels_ksp_chebyshev_esteig", "0,0.2,0,1.2");
   check(KSPSetTolerances(ksp_, spec_.rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000), "KSPSetTolerances");
   check(KSPSetFromOptions(ksp_), "KSPSetFromOptions");
+  // The command line may have changed either type: decide on what is actually set up.
+  PetscBool is_factor = PETSC_FALSE, is_preonly = PETSC_FALSE;
+  check(PetscObjectTypeCompareAny((PetscObject)pc, &is_factor, PCCHOLESKY, PCLU, ""), "PetscObjectTypeCompareAny");
+  check(PetscObjectTypeCompare((PetscObject)ksp_, KSPPREONLY, &is_preonly), "PetscObjectTypeCompare");
+  factor_pc_ = is_factor;
+  reuse_factor_ = is_factor && !is_preonly && spec_.factor_reuse_its > 0;
+  check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
 
 // Exact preallocation from the element pattern plus the current contact couplings.
@@ -239,13 +249,43 @@ int LinearSystem::solve(Vec rhs, Vec p) {
   PetscBool is_gamg = PETSC_FALSE;
   check(PetscObjectTypeCompare((PetscObject)pc, PCGAMG, &is_gamg), "PetscObjectTypeCompare");
   if (is_gamg) check(PCGAMGSetReuseInterpolation(pc, first_solve_in_step_ ? PETSC_FALSE : PETSC_TRUE), "reuse");
+  // Factorisation reuse (modified Newton on the preconditioner only): the factor of an
+  // earlier Hessian of this step preconditions CG on the current one until it has cost
+  // factor_reuse_its iterations; a solve it cannot finish within what is left of that
+  // budget is redone on a fresh factor, and the step's later iterations factor afresh.
+  // Decisions count iterations, never time, so a run
+  // and its restart make the same ones.
+  if (first_solve_in_step_) reuse_failed_ = false;
+  const bool reuse = reuse_factor_ && !first_solve_in_step_ && !reuse_failed_ && reused_its_ < spec_.factor_reuse_its;
   first_solve_in_step_ = false;
   check(KSPSetOperators(ksp_, A_, A_), "KSPSetOperators");
+  if (reuse_factor_) {
+    check(KSPSetReusePreconditioner(ksp_, reuse ? PETSC_TRUE : PETSC_FALSE), "KSPSetReusePreconditioner");
+    const PetscInt left = spec_.factor_reuse_its - reused_its_;
+    check(KSPSetTolerances(ksp_, rtol_, abstol_, dtol_, reuse ? std::min<PetscInt>(left, max_it_) : max_it_),
+          "KSPSetTolerances");
+  }
+  if (factor_pc_ && !reuse) ++factorizations_;
   check(KSPSolve(ksp_, rhs, p), "KSPSolve");
   KSPConvergedReason reason;
   check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason");
   PetscInt its = 0;
   check(KSPGetIterationNumber(ksp_, &its), "KSPGetIterationNumber");
+  if (reuse_factor_) reused_its_ = reuse ? reused_its_ + static_cast<int>(its) : static_cast<int>(its);
+  if (reuse && reason < 0) {
+    // The old factor no longer captures this Hessian: factor it and solve again, and
+    // factor afresh for the rest of this step (the Hessian is changing fast).
+    reuse_failed_ = true;
+    check(KSPSetReusePreconditioner(ksp_, PETSC_FALSE), "KSPSetReusePreconditioner");
+    check(KSPSetTolerances(ksp_, rtol_, abstol_, dtol_, max_it_), "KSPSetTolerances");
+    ++factorizations_;
+    check(KSPSolve(ksp_, rhs, p), "KSPSolve");
+    check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason");
+    PetscInt its2 = 0;
+    check(KSPGetIterationNumber(ksp_, &its2), "KSPGetIterationNumber");
+    reused_its_ = static_cast<int>(its2);
+    its += its2;
+  }
   if (reason >= 0) return static_cast<int>(its);
   // An iterative solve that breaks down (an indefinite smoother on a badly conditioned
   // barrier Hessian) does not end the run: this Newton step is solved again by a sparse

@@ -40,6 +40,9 @@ class LinearSystem {
   void new_time_step();
   std::string describe() const;
   int fallbacks() const { return fallbacks_; }  // solves redone by Cholesky
+  // Numeric factorisations so far (factorisation preconditioners only): with a Krylov
+  // KSP they are reused across Newton iterations, see solve().
+  long factorizations() const { return factorizations_; }
 
  private:
   void configure_solver();
@@ -55,7 +58,14 @@ class LinearSystem {
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   MatNullSpace nullspace_ = nullptr;
   bool first_solve_in_step_ = true;
+  bool factor_pc_ = false;      // PC is a (Cholesky/LU) factorisation
+  bool reuse_factor_ = false;   // ... applied by a Krylov method, so an old factor still serves
+  PetscReal rtol_ = 0, abstol_ = 0, dtol_ = 0;  // as configured (case, then command line)
+  PetscInt max_it_ = 0;
+  bool reuse_failed_ = false;  // a reused factor failed this step
+  int reused_its_ = 0;          // Krylov iterations spent on the current factor since it was made
   int fallbacks_ = 0;
+  long factorizations_ = 0;
 };
 
 }  // namespace weft

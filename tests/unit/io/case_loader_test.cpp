@@ -270,6 +270,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"contact: {friction: -0.1}\n" + with_object(""), "contact.friction: must be >= 0"},
         BadCase{"solver: {max_newton: 0}\n" + with_object(""), "solver.max_newton: must be >= 1"},
         BadCase{"solver: {linear: {rtol: 2}}\n" + with_object(""), "solver.linear.rtol: must be in (0, 1)"},
+        BadCase{"solver: {linear: {factor_reuse_its: -1}}\n" + with_object(""),
+                "solver.linear.factor_reuse_its: must be in [0, 100000]"},
         BadCase{"output: {every: 0}\n" + with_object(""), "output.every: must be >= 1"},
         BadCase{"strain_limit_stiffness: -5\n" + with_object(""), "strain_limit_stiffness: must be > 0"},
         BadCase{with_object("    pins: [{box: [[0,0,0],[1,-1,1]]}]\n"), "objects[0].pins[0].box: min must be <= max"},

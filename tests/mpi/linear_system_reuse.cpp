@@ -1,0 +1,133 @@
+// LinearSystem's factorisation reuse (cg + cholesky) at 1, 2 and 3 ranks: a factor is kept
+// while it preconditions the next Hessian well, dropped (and the solve redone on a fresh
+// factor) when it does not, and every answer is the exact solution up to the KSP tolerance.
+// The solution norm (independent of the vertex numbering) matches a 1-rank solve.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/case_loader.hpp"
+#include "io/scene_loader.hpp"
+#include "parallel/local_view.hpp"
+#include "solver/linear_system.hpp"
+
+namespace {
+
+weft::CaseSpec small_case() {
+  return weft::load_case(std::string(WEFT_TEST_DIR) + "/../cases/hang_two_corners.yaml",
+                         {"objects.0.mesh.resolution=[24, 24]", "solver.linear.ksp=cg", "solver.linear.pc=cholesky",
+                          "solver.linear.rtol=1e-10", "solver.linear.factor_reuse_its=20", "contact.enabled=false"});
+}
+
+// A mass + graph-Laplacian stiffness matrix, k_t (L (x) I3) per triangle: SPD, the
+// element pattern of the real Hessian. With spread > 0 the triangle stiffnesses scatter
+// over [k, k (1 + spread)] (a deterministic hash of the triangle id), as barrier terms do.
+void assemble(weft::LinearSystem& sys, const weft::Scene& scene, const weft::LocalView& lv, double m, double k,
+              double spread = 0.0) {
+  sys.begin_assembly();
+  for (int v = lv.vbegin; v < lv.vend; ++v) {
+    if (scene.kinematic(v)) continue;
+    double M[9] = {m, 0, 0, 0, m, 0, 0, 0, m};
+    sys.add_block(1, &v, M);
+  }
+  for (int t : lv.triangles) {
+    int ids[3];
+    for (int a = 0; a < 3; ++a) ids[a] = scene.kinematic(scene.triangles[t][a]) ? -1 : scene.triangles[t][a];
+    const double kt = k * (1.0 + spread * std::fmod(0.6180339887 * t, 1.0));
+    double K[81] = {};
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        for (int d = 0; d < 3; ++d) K[(3 * a + d) * 9 + 3 * b + d] = kt * (a == b ? 2.0 : -1.0);
+    sys.add_block(3, ids, K);
+  }
+  sys.end_assembly();
+}
+
+struct Solve {
+  double norm, residual;
+  int its;
+};
+
+Solve solve(weft::LinearSystem& sys, MPI_Comm comm, int n_owned) {
+  Vec b, x, r;
+  VecCreateMPI(comm, 3 * n_owned, PETSC_DETERMINE, &b);
+  VecDuplicate(b, &x);
+  VecDuplicate(b, &r);
+  VecSet(b, 1.0);
+  Solve s;
+  s.its = sys.solve(b, x);
+  MatMult(sys.matrix(), x, r);
+  VecAXPY(r, -1.0, b);
+  double rn, bn;
+  VecNorm(r, NORM_2, &rn);
+  VecNorm(b, NORM_2, &bn);
+  VecNorm(x, NORM_2, &s.norm);
+  s.residual = rn / bn;
+  VecDestroy(&b);
+  VecDestroy(&x);
+  VecDestroy(&r);
+  return s;
+}
+
+}  // namespace
+
+TEST(LinearSystemReuse, KeepsAGoodFactorAndDropsABadOne) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const weft::CaseSpec spec = small_case();
+  const weft::Scene scene = weft::build_scene(spec, ranks);
+  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  weft::LinearSystem sys(scene, lv, spec.linear);
+  sys.new_time_step();
+
+  assemble(sys, scene, lv, 1.0, 10.0);
+  const Solve s1 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_EQ(sys.factorizations(), 1);
+  EXPECT_LT(s1.residual, 1e-9);
+
+  // A Hessian 0.1% away from the factored one: the old factor does, in a few iterations.
+  assemble(sys, scene, lv, 1.001, 10.01);
+  const Solve s2 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_EQ(sys.factorizations(), 1);
+  EXPECT_LE(s2.its, 6);
+  EXPECT_LT(s2.residual, 1e-9);
+
+  // Triangle stiffnesses scattered over four decades: the old factor cannot finish within
+  // the budget, so the solve is redone on a fresh factor, and the rest of the step
+  // factors afresh.
+  assemble(sys, scene, lv, 1.0, 10.0, 1.0e4);
+  const Solve s3 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_EQ(sys.factorizations(), 2);
+  EXPECT_GT(s3.its, 2);  // the abandoned attempt counts too
+  EXPECT_LT(s3.residual, 1e-9);
+  assemble(sys, scene, lv, 1.0, 10.0, 1.0e4);
+  solve(sys, lv.comm, lv.num_owned());
+  EXPECT_EQ(sys.factorizations(), 3);
+
+  // A new step factors at its first solve and may reuse again after that.
+  sys.new_time_step();
+  assemble(sys, scene, lv, 1.0, 1.0e4);
+  solve(sys, lv.comm, lv.num_owned());
+  assemble(sys, scene, lv, 1.0, 1.0e4);
+  const Solve s4 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_EQ(sys.factorizations(), 4);
+  EXPECT_LE(s4.its, 2);
+
+  // The same answers as one rank (the 2-norm does not depend on the numbering).
+  if (rank == 0) {
+    const weft::Scene scene1 = weft::build_scene(spec, 1);
+    const weft::LocalView lv1 = weft::make_local_view(scene1, MPI_COMM_SELF);
+    weft::LinearSystem sys1(scene1, lv1, spec.linear);
+    sys1.new_time_step();
+    assemble(sys1, scene1, lv1, 1.0, 10.0);
+    EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s1.norm, 1e-8 * s1.norm);
+    assemble(sys1, scene1, lv1, 1.001, 10.01);
+    EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s2.norm, 1e-8 * s2.norm);
+    assemble(sys1, scene1, lv1, 1.0, 10.0, 1.0e4);
+    EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s3.norm, 1e-8 * s3.norm);
+  }
+}

@@ -24,7 +24,8 @@ constexpr double kEnergyNoise = 1.0e-12;  // relative rounding noise of a global
 // Augmented Lagrangian for kinematic obstacles (IPC section 4.3): start stiffness, cap,
 // the progress below which the stiffness doubles (IPC's eta), the factor by which the
 // worst deviation must shrink per update not to double it too, and the most outer
-// (multiplier) updates per time step before the obstacle is left to lag.
+// (multiplier) updates per Newton solve (per friction lag) before the obstacle is left to
+// lag behind its script.
 constexpr double kAlKappa0 = 1.0e3;
 constexpr double kAlKappaMax = 1.0e8;
 constexpr double kAlProgress = 0.99;
@@ -439,6 +440,7 @@ int CipcStepper::solve_with_al(StepStats& st) {
   int its = 0;
   double prev_worst = std::numeric_limits<double>::infinity();
   for (int outer = 0;; ++outer) {
+    st.converged = false;  // the step's verdict is that of its last solve
     its += newton(st);
     if (al_count_ == 0) break;
     // Constraint residual over the AL vertices (global).

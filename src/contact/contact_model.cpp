@@ -22,6 +22,7 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
                            std::vector<char> edge_owned, const ContactParams& params)
     : surface_(std::move(surface)),
       kinematic_(std::move(kinematic)),
+      fixed_(kinematic_),
       object_friction_(std::move(object_friction)),
       point_owned_(std::move(point_owned)),
       edge_owned_(std::move(edge_owned)),
@@ -37,6 +38,10 @@ bool ContactModel::all_kinematic(const int* v, int n) const {
   for (int i = 0; i < n; ++i)
     if (!kinematic_[v[i]]) return false;
   return true;
+}
+
+void ContactModel::set_free_kinematic(const std::vector<char>& free) {
+  for (size_t v = 0; v < fixed_.size(); ++v) fixed_[v] = kinematic_[v] && !(v < free.size() && free[v]);
 }
 
 void ContactModel::update_proximity(const std::vector<Vec3>& x) {
@@ -83,7 +88,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   int ids[4];
   auto emit = [&](const LocalEnergy<12>& le, const int* v) {
     if (!le.active) return;
-    for (int a = 0; a < 4; ++a) ids[a] = kinematic_[v[a]] ? -1 : v[a];
+    for (int a = 0; a < 4; ++a) ids[a] = fixed_[v[a]] ? -1 : v[a];
     sink(4, ids, le.gradient.data(), le.hessian.data());
   };
   for (const auto& p : proximity_.pt) {
@@ -118,7 +123,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   auto add = [&](const int* v) {
     for (int a = 0; a < 4; ++a)
       for (int b = 0; b < 4; ++b)
-        if (!kinematic_[v[a]] && !kinematic_[v[b]]) out.emplace_back(v[a], v[b]);
+        if (!fixed_[v[a]] && !fixed_[v[b]]) out.emplace_back(v[a], v[b]);
   };
   for (const auto& p : proximity_.pt) {
     const Tri& t = surface_.triangles[p.t];
@@ -245,7 +250,7 @@ double ContactModel::assemble_friction(const std::vector<Vec3>& x, const Contact
     for (int a = 0; a < 4; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
     const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
     e += le.value;
-    for (int a = 0; a < 4; ++a) ids[a] = kinematic_[f.ids[a]] ? -1 : f.ids[a];
+    for (int a = 0; a < 4; ++a) ids[a] = fixed_[f.ids[a]] ? -1 : f.ids[a];
     sink(4, ids, le.gradient.data(), le.hessian.data());
   }
   return e;

@@ -23,7 +23,7 @@ struct ContactParams {
   AccdParams accd;         // s = 0.1: stop at 10% of the remaining gap (C-IPC section 5.4)
 };
 
-// One element block: nv vertices (global solver ids, -1 = kinematic: rows/cols dropped),
+// One element block: nv vertices (global solver ids, -1 = fixed kinematic: rows/cols dropped),
 // gradient (3 nv) and Hessian (3 nv x 3 nv, column-major, symmetric).
 using ContactSink = std::function<void(int nv, const int* ids, const double* g, const double* H)>;
 
@@ -32,6 +32,13 @@ class ContactModel {
   ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
+
+  // Kinematic vertices that are unknowns of this step's solve (an obstacle held to its
+  // script by an augmented Lagrangian instead of exactly): their gradient and Hessian
+  // entries are emitted with their ids. The broad phase still skips pairs whose vertices
+  // are all kinematic, free or not: scripted bodies do not collide with each other.
+  // `free` is indexed by vertex (empty = none).
+  void set_free_kinematic(const std::vector<char>& free);
 
   // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
   void update_proximity(const std::vector<Vec3>& x);
@@ -84,6 +91,7 @@ class ContactModel {
   CollisionSurface surface_;
   std::vector<double> ee_eps_x_;   // mollifier threshold per edge pair is a product: store |e|^2 at rest
   std::vector<char> kinematic_;
+  std::vector<char> fixed_;        // kinematic and not free this step: ids -1
   std::vector<double> object_friction_;
   std::vector<char> point_owned_, edge_owned_;
   ContactParams params_;

@@ -239,7 +239,7 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir)
   MeshSpec ms;
   const bool gen = m.has("generator"), file = m.has("file");
   if (gen && file) c.fail(m.path(), "give either 'generator' or 'file', not both");
-  if (!gen && !file) c.fail(m.path(), "needs 'generator' (grid, disk, sphere, box, cylinder) or 'file' (.obj, .msh)");
+  if (!gen && !file) c.fail(m.path(), "needs 'generator' (grid, disk, sphere, box, cylinder, funnel) or 'file' (.obj, .msh)");
   if (file) {
     only_keys(c, m, {"file"}, "a mesh file", {"file"});
     std::string f = to_text(c, m.get("file"), m.at("file"));
@@ -258,7 +258,7 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir)
     ms.file = p.string();
     return ms;
   }
-  ms.generator = to_choice(c, m.get("generator"), m.at("generator"), {"grid", "disk", "sphere", "box", "cylinder"});
+  ms.generator = to_choice(c, m.get("generator"), m.at("generator"), {"grid", "disk", "sphere", "box", "cylinder", "funnel"});
   const std::string by = "generator '" + ms.generator + "'";
   auto radius = [&] { ms.radius = m.number("radius", ms.radius, positive, "> 0"); };
   if (ms.generator == "grid") {
@@ -312,6 +312,19 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir)
       if (!(ms.size[i] > 0)) c.range(cs::item(m.at("size"), i), "> 0", ms.size[i]);
     const int r = m.integer("resolution", 2, 2, kIntMax, ">= 2 (vertices along the longest edge)");
     ms.resolution = {r, r};
+  } else if (ms.generator == "funnel") {
+    const Words takes = {"top_radius", "bottom_radius", "height", "resolution"};
+    only_keys(c, m, {"generator", "top_radius", "bottom_radius", "height", "resolution"}, by, takes);
+    ms.top_radius = m.number("top_radius", ms.top_radius, positive, "> 0");
+    ms.bottom_radius = m.number("bottom_radius", ms.bottom_radius, positive, "> 0");
+    ms.height = m.number("height", ms.height, positive, "> 0");
+    // Default: 32 around, and rings spaced like the top rim's edges along the slant.
+    const int seg = 32;
+    const double edge = 2 * 3.14159265358979323846 * std::max(ms.top_radius, ms.bottom_radius) / seg;
+    const double slant = std::hypot(ms.height, ms.top_radius - ms.bottom_radius);
+    const long long rings = std::max(2LL, std::llround(std::min(slant / edge, 1e6)) + 1);
+    ms.resolution = parse_pair(c, m, "resolution", {seg, static_cast<int>(rings)}, false, {3, 2},
+                               "[segments around, rings along the axis]");
   } else {  // cylinder
     const Words takes = {"radius", "height", "resolution", "capped"};
     only_keys(c, m, {"generator", "radius", "height", "resolution", "capped"}, by, takes);

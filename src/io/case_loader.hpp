@@ -13,7 +13,8 @@
 //  - objects[i].name defaults to "object<i>"; names must be unique.
 //  - mesh.resolution defaults per generator: grid [16, 16]; disk [48, 8] (rim segments,
 //    rings); box 2 (vertices along the longest edge: 12 triangles); cylinder [32, n] with n
-//    rings making the side triangles roughly isotropic. grid size/resolution accept a
+//    rings making the side triangles roughly isotropic; funnel [32, n] likewise along the
+//    slant (top_radius 0.5, bottom_radius 0.1, height 1). grid size/resolution accept a
 //    single number for a square. sphere: subdivisions 3. Radius 0.5, height 1.
 //  - transform.rotate is [degrees, axis_x, axis_y, axis_z]; motion.rotate.axis is stored
 //    normalised.

@@ -10,17 +10,19 @@
 namespace weft {
 
 struct MeshSpec {
-  std::string generator;        // grid | disk | sphere | box | cylinder ; empty when file is set
+  std::string generator;        // grid | disk | sphere | box | cylinder | funnel ; empty when file is set
   std::string file;             // .obj or .msh path; load_case() stores it absolute (a relative path in
                                 // the case resolves against the case file's folder)
   Vec3 size{1.0, 1.0, 1.0};     // grid: [x, z] in size[0], size[1]; box: full extents
   // grid: [nx, nz] vertices per side; disk: [segments on the rim, rings];
-  // cylinder: [segments around, rings along y]; box: [vertices along the longest edge, unused].
+  // cylinder, funnel: [segments around, rings along y]; box: [vertices along the longest edge, unused].
   // load_case() fills per-generator defaults when the case omits it (see case_loader.hpp).
   std::array<int, 2> resolution{16, 16};
   double jitter = 0.0;          // grid: 0..0.4 of the spacing, interior vertices only
   double radius = 0.5;          // disk, sphere, cylinder
-  double height = 1.0;          // cylinder
+  double height = 1.0;          // cylinder, funnel
+  double top_radius = 0.5;      // funnel: rim radius at y = +height/2
+  double bottom_radius = 0.1;   // funnel: rim radius at y = -height/2
   int subdivisions = 3;         // sphere (icosphere)
   unsigned seed = 1;            // jitter seed
   bool capped = true;           // cylinder: closed by end caps (false: open tube)

@@ -208,6 +208,14 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   write_replicated(mesh, "segment_offset", H5T_NATIVE_DOUBLE, none_d, {0}, lv.rank);
   write_replicated(mesh, "points", H5T_NATIVE_LLONG, none, {0}, lv.rank);
   write_replicated(mesh, "point_offset", H5T_NATIVE_DOUBLE, none_d, {0}, lv.rank);
+  // Object names and kinds, one per line in case order (object_id indexes them).
+  std::string names, kinds;
+  for (size_t o = 0; o < scene.objects.size(); ++o) {
+    names += (o ? "\n" : "") + scene.objects[o].name;
+    kinds += (o ? "\n" : "") + scene.objects[o].kind;
+  }
+  set_attr_string(mesh, "object_names", names);
+  set_attr_string(mesh, "object_kinds", kinds);
   H5Gclose(mesh);
 
   hid_t frames = H5Gcreate2(file_, "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

@@ -36,10 +36,12 @@ TriMesh build_object_mesh(const MeshSpec& spec, const TransformSpec& xf, const s
         m = make_box(spec.size, spec.resolution[0]);
       else if (g == "cylinder")
         m = make_cylinder(spec.radius, spec.height, spec.resolution[0], spec.resolution[1], spec.capped);
+      else if (g == "funnel")
+        m = make_funnel(spec.top_radius, spec.bottom_radius, spec.height, spec.resolution[0], spec.resolution[1]);
       else if (g.empty())
         throw InputError("neither a mesh file nor a generator is given");
       else
-        throw InputError("unknown generator '" + g + "' (expected one of: grid, disk, sphere, box, cylinder)");
+        throw InputError("unknown generator '" + g + "' (expected one of: grid, disk, sphere, box, cylinder, funnel)");
     } catch (const InputError& e) {
       if (!what_in.empty()) throw InputError(what_in + ": " + e.what());
       throw;

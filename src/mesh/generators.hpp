@@ -47,4 +47,12 @@ TriMesh make_box(const Vec3& size, int resolution = 2);
 // closed surface, segments * rings + 2 vertices. capped = false: an open tube.
 TriMesh make_cylinder(double radius, double height, int segments, int rings, bool capped = true);
 
+// Funnel: the open surface of a truncated cone with axis y, centred at the origin, radius
+// bottom_radius at y = -height/2 and top_radius at y = +height/2 (either may be the larger),
+// open at both ends: a manifold with two boundary loops, normals pointing away from the
+// axis. `rings` (>= 2) rings of `segments` (>= 3) vertices, ring r (bottom = 0) at index
+// r * segments + s, angle 2 pi s / segments from +x towards +z, radius interpolated
+// linearly in y; segments * rings vertices, 2 * segments * (rings - 1) triangles.
+TriMesh make_funnel(double top_radius, double bottom_radius, double height, int segments, int rings);
+
 }  // namespace weft

@@ -21,6 +21,16 @@ constexpr double kKappaMax = 1.0e5;   // Pa, cap of the adaptive strain stiffnes
 constexpr double kArmijo = 1.0e-4;
 constexpr int kMaxHalvings = 40;
 constexpr double kEnergyNoise = 1.0e-12;  // relative rounding noise of a global energy sum
+// Augmented Lagrangian for kinematic obstacles (IPC section 4.3): start stiffness, cap,
+// the progress below which the stiffness doubles (IPC's eta), the factor by which the
+// worst deviation must shrink per update not to double it too, and the most outer
+// (multiplier) updates per Newton solve (per friction lag) before the obstacle is left to
+// lag behind its script.
+constexpr double kAlKappa0 = 1.0e3;
+constexpr double kAlKappaMax = 1.0e8;
+constexpr double kAlProgress = 0.99;
+constexpr double kAlShrink = 0.25;
+constexpr int kAlMaxOuter = 30;
 
 void check(PetscErrorCode ierr, const char* what) {
   if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what);
@@ -83,6 +93,16 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
     const int v = lv.global_of_local(l);
     global_id_[l] = scene.kinematic(v) ? -1 : v;
   }
+  {
+    // Obstacles have no mass of their own: their AL spring is weighted by the mean mass of
+    // a dynamic vertex, so kappa_A is relative to the cloth's inertia.
+    double msum = 0.0, mcount = 0.0;
+    for (int v = 0; v < scene.num_vertices; ++v)
+      if (!scene.kinematic(v)) msum += scene.mass[v], mcount += 1;
+    al_mass_ = mcount > 0 && msum > 0 ? msum / mcount : 1.0;
+  }
+  al_free_.assign(scene.num_vertices, 0);
+  kin_target_.resize(3 * n_local);
   x_hat_.resize(3 * n_owned);
   x_prev_.resize(3 * n_local);
   trial_.resize(3 * n_local);
@@ -146,6 +166,12 @@ double CipcStepper::local_energy(const double* xl) const {
     if (scene_.kinematic(v)) continue;
     const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(x_hat_.data() + 3 * l);
     inertia += 0.5 * scene_.mass[v] * d.squaredNorm();
+  }
+  const double sqm = std::sqrt(al_mass_);
+  for (size_t i = 0; i < al_owned_.size(); ++i) {
+    const int l = al_owned_[i];
+    const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(kin_target_.data() + 3 * l);
+    inertia += 0.5 * kappa_al_ * al_mass_ * d.squaredNorm() - sqm * Eigen::Map<const Vec3>(&al_lambda_[3 * i]).dot(d);
   }
   double elastic = 0.0;
   for (size_t k = 0; k < lv_.triangles.size(); ++k) {
@@ -215,6 +241,17 @@ double CipcStepper::assemble(const double* xl) {
       const Mat3 M = m * Mat3::Identity();
       sys_->add_block(1, &v, M.data());
     }
+    // AL springs of obstacle vertices that are unknowns this step.
+    const double sqm = std::sqrt(al_mass_), k_al = kappa_al_ * al_mass_;
+    for (size_t i = 0; i < al_owned_.size(); ++i) {
+      const int l = al_owned_[i], v = lv_.vbegin + l;
+      const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(kin_target_.data() + 3 * l);
+      const Vec3 lam = Eigen::Map<const Vec3>(&al_lambda_[3 * i]);
+      energy += 0.5 * k_al * d.squaredNorm() - sqm * lam.dot(d);
+      for (int k = 0; k < 3; ++k) g[3 * l + k] += k_al * d[k] - sqm * lam[k];
+      const Mat3 K = k_al * Mat3::Identity();
+      sys_->add_block(1, &v, K.data());
+    }
     int ids[4];
     Vec9 ge9, gs9;
     Mat9 He9, Hs9;
@@ -281,32 +318,34 @@ double CipcStepper::assemble(const double* xl) {
   return global;
 }
 
-void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepStats& st) {
-  // Pins and obstacles go to their scripted place at t_next, as far as that is feasible:
-  // the move is cut to the ACCD bound of the moving kinematic vertices against everything
-  // else, then halved while it would push a triangle past its strain limit. A blocked pin
-  // or obstacle lags and catches up in later steps; it never causes an intersection.
+void CipcStepper::move_toward(const std::vector<double>& target, const std::vector<char>& mask,
+                              std::vector<double>& xl, StepStats& st) {
+  // The move is cut to the ACCD bound of the moving vertices against everything else, then
+  // halved while it would push a triangle past its strain limit, so it never causes an
+  // intersection or an infinite energy.
   const int n_local = lv_.num_local();
-  std::vector<double> start(xl), target(xl);
+  std::vector<double> start(xl), goal(xl);
   int any = 0;
   for (int l = 0; l < n_local; ++l) {
-    const int v = lv_.global_of_local(l);
-    if (!scene_.kinematic(v)) continue;
-    const Vec3 p = scripted_position(scene_.motions[scene_.vertex_motion[v]], scene_.rest[v], t_next);
-    for (int d = 0; d < 3; ++d) target[3 * l + d] = p[d];
-    any = any || (p - Eigen::Map<const Vec3>(&start[3 * l])).squaredNorm() > 0;
+    if (!mask[l]) continue;
+    for (int d = 0; d < 3; ++d) goal[3 * l + d] = target[3 * l + d];
+    any = any || (Eigen::Map<const Vec3>(&goal[3 * l]) - Eigen::Map<const Vec3>(&start[3 * l])).squaredNorm() > 0;
   }
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
   if (!any) return;
   double beta = 1.0;
   if (contact_) {
-    // The scripted displacement as a step (zero on dynamic vertices), through the halo so
-    // that every pair the moving vertices could sweep into is seen.
+    {
+      LocalArray xa(x_);  // the halo reads x_: bring it to the current xl
+      std::copy(xl.begin(), xl.end(), xa.data());
+    }
+    // The displacement as a step (zero elsewhere), through the halo so that every pair the
+    // moving vertices could sweep into is seen.
     check(VecSet(p_, 0.0), "VecSet");
     {
       LocalArray pa(p_);
       for (int l = 0; l < lv_.num_owned(); ++l)
-        for (int d = 0; d < 3; ++d) pa.data()[3 * l + d] = target[3 * l + d] - start[3 * l + d];
+        for (int d = 0; d < 3; ++d) pa.data()[3 * l + d] = goal[3 * l + d] - start[3 * l + d];
     }
     exchange_halo(x_, p_);
     contact_->update_swept(xf_, pf_);
@@ -314,7 +353,7 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
     MPI_Allreduce(MPI_IN_PLACE, &beta, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
   }
   for (int k = 0; k < 30; ++k, beta *= 0.5) {
-    for (size_t i = 0; i < xl.size(); ++i) xl[i] = start[i] + beta * (target[i] - start[i]);
+    for (size_t i = 0; i < xl.size(); ++i) xl[i] = start[i] + beta * (goal[i] - start[i]);
     if (contact_)
       for (int v = 0; v < scene_.num_vertices; ++v) xf_trial_[v] = xf_[v] + beta * pf_[v];
     if (std::isfinite(global_energy(xl.data(), contact_ ? xf_trial_ : xf_))) break;
@@ -326,11 +365,115 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   }
   if (contact_)
     for (int v = 0; v < scene_.num_vertices; ++v) xf_[v] += beta * pf_[v];
-  double lag = 0.0;
-  for (int l = 0; l < n_local; ++l)
-    lag = std::max(lag, (Eigen::Map<const Vec3>(&target[3 * l]) - Eigen::Map<const Vec3>(&xl[3 * l])).norm());
-  MPI_Allreduce(MPI_IN_PLACE, &lag, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
-  st.kinematic_lag = lag;
+}
+
+void CipcStepper::clear_al() {
+  if (al_count_ == 0) return;
+  for (int l : al_owned_) global_id_[l] = -1;
+  std::fill(al_free_.begin(), al_free_.end(), 0);
+  al_owned_.clear();
+  al_lambda_.clear();
+  al_count_ = 0;
+  kappa_al_ = 0.0;
+  sys_->set_free_kinematic({});
+  if (contact_) contact_->set_free_kinematic({});
+}
+
+void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepStats& st) {
+  clear_al();
+  const int n_local = lv_.num_local(), n_owned = lv_.num_owned();
+  std::vector<char> mask(n_local, 0);
+  for (int l = 0; l < n_local; ++l) {
+    const int v = lv_.global_of_local(l);
+    if (!scene_.kinematic(v)) continue;
+    mask[l] = 1;
+    const Vec3 p = scripted_position(scene_.motions[scene_.vertex_motion[v]], scene_.rest[v], t_next);
+    for (int d = 0; d < 3; ++d) kin_target_[3 * l + d] = p[d];
+  }
+  move_toward(kin_target_, mask, xl, st);
+  if (!contact_) return;  // only contact can hold an obstacle back
+
+  // Obstacle vertices left behind by more than the tolerance become unknowns of this
+  // step, pulled to their target by an AL spring while the barrier pushes what is in the
+  // way (IPC section 4.3). Pins stay exact (they only lag).
+  const double tol = al_tolerance();
+  std::vector<int> mine;
+  double sq0 = 0.0;
+  for (int l = 0; l < n_owned; ++l) {
+    const int v = lv_.vbegin + l;
+    if (!mask[l] || scene_.objects[scene_.vertex_object[v]].kind != "obstacle") continue;
+    const double lag2 = (Eigen::Map<const Vec3>(&kin_target_[3 * l]) - Eigen::Map<const Vec3>(&xl[3 * l])).squaredNorm();
+    if (lag2 > tol * tol) {
+      al_owned_.push_back(l);
+      mine.push_back(v);
+      sq0 += lag2;
+    }
+  }
+  int n_mine = static_cast<int>(mine.size());
+  std::vector<int> counts(lv_.ranks), displs(lv_.ranks, 0);
+  MPI_Allgather(&n_mine, 1, MPI_INT, counts.data(), 1, MPI_INT, lv_.comm);
+  int total = 0;
+  for (int r = 0; r < lv_.ranks; ++r) displs[r] = total, total += counts[r];
+  if (total == 0) return;
+  std::vector<int> all(total);
+  MPI_Allgatherv(mine.data(), n_mine, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, lv_.comm);
+  for (int v : all) al_free_[v] = 1;
+  MPI_Allreduce(MPI_IN_PLACE, &sq0, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  al_count_ = total;
+  al_sq0_ = sq0;
+
+  // The other kinematic vertices (pins, obstacle vertices within the tolerance) were cut
+  // with the same fraction; with the AL vertices held still they may go further.
+  for (int l = 0; l < n_local; ++l) mask[l] = mask[l] && !al_free_[lv_.global_of_local(l)];
+  move_toward(kin_target_, mask, xl, st);
+
+  for (int l : al_owned_) global_id_[l] = lv_.vbegin + l;
+  for (int l = n_owned; l < n_local; ++l)
+    if (al_free_[lv_.global_of_local(l)]) global_id_[l] = lv_.global_of_local(l);
+  al_lambda_.assign(3 * al_owned_.size(), 0.0);
+  kappa_al_ = kAlKappa0;
+  sys_->set_free_kinematic(mine);
+  contact_->set_free_kinematic(al_free_);
+}
+
+int CipcStepper::solve_with_al(StepStats& st) {
+  int its = 0;
+  double prev_worst = std::numeric_limits<double>::infinity();
+  for (int outer = 0;; ++outer) {
+    st.converged = false;  // the step's verdict is that of its last solve
+    its += newton(st);
+    if (al_count_ == 0) break;
+    // Constraint residual over the AL vertices (global).
+    double r[2] = {0.0, 0.0};  // sum of squared deviations, -max deviation^2 (for MPI_MIN)
+    std::vector<double> dev(3 * al_owned_.size());
+    {
+      LocalArray xa(x_);
+      for (size_t i = 0; i < al_owned_.size(); ++i) {
+        const int l = al_owned_[i];
+        const Vec3 d = Eigen::Map<const Vec3>(xa.data() + 3 * l) - Eigen::Map<const Vec3>(&kin_target_[3 * l]);
+        for (int k = 0; k < 3; ++k) dev[3 * i + k] = d[k];
+        r[0] += d.squaredNorm();
+        r[1] = std::min(r[1], -d.squaredNorm());
+      }
+    }
+    double sum = 0.0, negmax = 0.0;
+    MPI_Allreduce(&r[0], &sum, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
+    MPI_Allreduce(&r[1], &negmax, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+    const double tol = al_tolerance(), worst = std::sqrt(-negmax);
+    if (worst <= tol || outer >= kAlMaxOuter) break;
+    // Method of multipliers: lambda moves by the constraint force kappa_A sqrt(m) (x - x_t)
+    // after every converged solve (IPC section 4.3). kappa_A doubles, up to its cap, while
+    // the penalty makes too little progress (IPC: eta < 0.99) or the worst deviation
+    // shrinks by less than kAlShrink since the last update: a stiff barrier in the way
+    // then makes multiplier updates alone converge slowly.
+    const double eta = 1.0 - std::sqrt(sum / al_sq0_);
+    const double step = kappa_al_ * std::sqrt(al_mass_);
+    for (size_t i = 0; i < al_lambda_.size(); ++i) al_lambda_[i] -= step * dev[i];
+    if ((eta < kAlProgress || worst > kAlShrink * prev_worst) && 2 * kappa_al_ <= kAlKappaMax) kappa_al_ *= 2.0;
+    prev_worst = worst;
+    ++st.al_updates;
+  }
+  return its;
 }
 
 void CipcStepper::update_kappa(const double* xl) {
@@ -416,8 +559,7 @@ StepStats CipcStepper::step(double t) {
       contact_->set_friction_reference(std::move(ref));
       st.contact_s += seconds_since(t0);
     }
-    const int its = newton(st);
-    st.newton_iters += its;
+    st.newton_iters += solve_with_al(st);
   }
 
   // v = (x - x_n) / h, on owned and ghost entries alike (both are consistent).
@@ -426,6 +568,19 @@ StepStats CipcStepper::step(double t) {
     for (int i = 0; i < 3 * n_local; ++i) va.data()[i] = (xa.data()[i] - x_prev_[i]) / h_;
   }
   st.max_strain = max_strain();
+  {
+    // How far the kinematic vertices ended from their script (pins cut by CCD, obstacles
+    // still outside the AL tolerance).
+    double lag = 0.0;
+    LocalArray xa(x_);
+    for (int l = 0; l < n_owned; ++l)
+      if (scene_.kinematic(lv_.vbegin + l))
+        lag = std::max(lag, (Eigen::Map<const Vec3>(&kin_target_[3 * l]) - Eigen::Map<const Vec3>(xa.data() + 3 * l)).norm());
+    MPI_Allreduce(MPI_IN_PLACE, &lag, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
+    st.kinematic_lag = lag;
+    st.al_vertices = al_count_;
+    st.al_kappa = kappa_al_;
+  }
   if (contact_) {
     contact_->update_proximity(xf_);
     double gap = contact_->min_gap(xf_);
@@ -483,7 +638,19 @@ int CipcStepper::newton(StepStats& st) {
     check(VecDot(g_, p_, &gp), "VecDot");
     st.final_residual = pinf / h_;
     st.energy = E0;
-    if (pinf / h_ < tol) {
+    // AL obstacle vertices must also come to rest well inside the AL tolerance, or the
+    // multiplier updates would act on a point Newton stopped short of (|p| / h < tol can
+    // still be a step larger than dhat / 10).
+    bool al_settled = true;
+    if (al_count_ > 0) {
+      double al_pinf = 0.0;
+      LocalArray pa(p_);
+      for (int l : al_owned_)
+        al_pinf = std::max(al_pinf, Eigen::Map<const Vec3>(pa.data() + 3 * l).lpNorm<Eigen::Infinity>());
+      MPI_Allreduce(MPI_IN_PLACE, &al_pinf, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
+      al_settled = al_pinf < 0.1 * al_tolerance();
+    }
+    if (pinf / h_ < tol && al_settled) {
       st.converged = true;
       PetscLogStagePop();
       st.line_search_s += seconds_since(t0);

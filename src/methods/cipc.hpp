@@ -31,7 +31,10 @@ struct StepStats {
   double min_distance = 0.0;    // smallest d - xi over contact pairs at the end of the step
   int contact_pairs = 0;        // candidates within dhat at the end of the step (global)
   double kappa = 0.0;           // contact barrier stiffness
-  double kinematic_lag = 0.0;   // largest distance a pin/obstacle trails its script
+  double kinematic_lag = 0.0;   // largest distance a pin/obstacle trails its script, end of step
+  int al_vertices = 0;          // obstacle vertices held by the augmented Lagrangian (global)
+  int al_updates = 0;           // AL multiplier / stiffness updates this step
+  double al_kappa = 0.0;        // AL stiffness at the end of the step (0: no AL this step)
   double contact_s = 0.0;       // broad phase + barrier + friction + CCD time
   double assembly_s = 0, solve_s = 0, line_search_s = 0;
 };
@@ -69,7 +72,17 @@ class CipcStepper {
   int newton(StepStats& st);
   // Energy + gradient (into g_, ghost-summed) + projected Hessian (into sys_).
   double assemble(const double* xl);
+  // Pins and obstacles to their script at t_next as far as CCD and strain limits allow;
+  // obstacle vertices left behind by more than al_tolerance() become AL unknowns.
   void move_kinematic(double t_next, std::vector<double>& xl, StepStats& st);
+  // Moves the local vertices flagged in `mask` from xl towards `target` by the largest
+  // feasible common fraction (ACCD bound, then halved while a strain limit is broken).
+  void move_toward(const std::vector<double>& target, const std::vector<char>& mask, std::vector<double>& xl,
+                   StepStats& st);
+  void clear_al();
+  double al_tolerance() const { return 0.1 * scene_.spec.dhat; }
+  // Newton, then AL outer updates until the AL vertices are within al_tolerance().
+  int solve_with_al(StepStats& st);
   void update_kappa(const double* xl);
 
   const Scene& scene_;
@@ -90,6 +103,15 @@ class CipcStepper {
   std::unique_ptr<ContactHalo> halo_;
   Vec x_start_ = nullptr;            // positions at the start of the step (friction reference)
   std::vector<Vec3> xf_, pf_, xf_trial_;
+  // Augmented-Lagrangian kinematic boundary conditions (IPC, Li et al. 2020, section 4.3;
+  // rigid IPC section 4.4): per step, for obstacle vertices the CCD-limited move left
+  // behind, E_A = kappa_A/2 m ||x - x_target||^2 - sqrt(m) lambda^T (x - x_target).
+  std::vector<double> kin_target_;   // local, 3 per vertex: scripted place at t + h (kinematic only)
+  std::vector<char> al_free_;        // per vertex (solver order, all ranks): AL unknown this step
+  std::vector<int> al_owned_;        // owned local indices of AL vertices
+  std::vector<double> al_lambda_;    // 3 per al_owned_ entry
+  double kappa_al_ = 0.0, al_mass_ = 1.0, al_sq0_ = 0.0;
+  int al_count_ = 0;                 // global number of AL vertices this step
   int stage_contact_ = 0;
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;
 };

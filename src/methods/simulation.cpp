@@ -136,6 +136,9 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
                         {"contact_pairs", double(st.contact_pairs)},
                         {"kappa", st.kappa},
                         {"kinematic_lag", st.kinematic_lag},
+                        {"al_vertices", double(st.al_vertices)},
+                        {"al_updates", double(st.al_updates)},
+                        {"al_kappa", st.al_kappa},
                         {"wall_s", wall}});
     if (s % cp_every == 0 || s == frames)
       out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.kappa_s(), stepper.contact_kappa());

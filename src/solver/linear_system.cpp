@@ -46,6 +46,7 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
     if (scene.kinematic(lv.vbegin + r)) kinematic_owned_.push_back(lv.vbegin + r);
   }
   base_cols_ = std::move(cols);
+  kinematic_all_ = kinematic_owned_;
   create_matrix();
 
   // Rigid-body near null space for GAMG, from the rest positions of owned vertices.
@@ -219,6 +220,14 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
   PetscInt idx[8];
   for (int a = 0; a < nv; ++a) idx[a] = ids[a];
   check(MatSetValuesBlocked(A_, nv, idx, nv, idx, values, ADD_VALUES), "MatSetValuesBlocked");
+}
+
+void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
+  std::vector<int> free(owned_ids);
+  std::sort(free.begin(), free.end());
+  kinematic_owned_.clear();
+  for (int v : kinematic_all_)
+    if (!std::binary_search(free.begin(), free.end(), v)) kinematic_owned_.push_back(v);
 }
 
 void LinearSystem::end_assembly() {

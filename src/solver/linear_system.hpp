@@ -28,6 +28,10 @@ class LinearSystem {
   // a negative id drops that vertex's rows and columns.
   void add_block(int nv, const int* global_ids, const double* values_row_major);
   void end_assembly();                              // kinematic identity rows + flush
+  // Owned kinematic vertices that are unknowns until the next call (augmented-Lagrangian
+  // obstacles): their rows get what is assembled instead of the identity. Local, not
+  // collective; the diagonal block is always in the pattern.
+  void set_free_kinematic(const std::vector<int>& owned_ids);
   // Contact couplings (row, col) of global vertex ids from this rank's pairs (rows may be
   // owned anywhere). Collective. Rebuilds the matrix when the pattern must grow; returns
   // whether it did.
@@ -53,7 +57,8 @@ class LinearSystem {
   LinearSpec spec_;
   Mat A_ = nullptr;
   KSP ksp_ = nullptr;
-  std::vector<int> kinematic_owned_;
+  std::vector<int> kinematic_owned_;   // owned kinematic rows that are the identity
+  std::vector<int> kinematic_all_;     // every owned kinematic vertex
   std::vector<std::vector<int>> base_cols_;   // element pattern per owned block row
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   MatNullSpace nullspace_ = nullptr;

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "core/error.hpp"
+#include "verify/extents.hpp"
 
 namespace weft::verify {
 namespace {
@@ -23,10 +24,13 @@ double parse_tol(const std::string& opt, const std::string& value) {
 }  // namespace
 
 std::string usage() {
-  return "usage: weft-verify OUT.h5 [--json] [--tol-distance T] [--tol-strain T]\n"
+  return "usage: weft-verify OUT.h5 [--json] [--extents] [--tol-distance T] [--tol-strain T]\n"
          "  Checks every frame of a weft result file: complete, finite, strain, intersection,\n"
          "  distance, inversion. Exit 0 = all pass, 1 = a check failed, 2 = unreadable input.\n"
          "  --json             print one JSON object instead of one line per check\n"
+         "  --extents          also print the last frame's bounding box per object (EXTENT lines)\n"
+         "                     and the pile height = top of the shells - top of the obstacles\n"
+         "                     (PILE line; \"extents\" in --json)\n"
          "  --tol-distance T   absolute slack on distance >= offset (default 1e-8)\n"
          "  --tol-strain T     absolute slack on singular value <= strain limit (default 1e-6)\n";
 }
@@ -50,6 +54,8 @@ CliArgs parse_args(int argc, const char* const* argv) {
     };
     if (arg == "--json" && !has_value) {
       a.json = true;
+    } else if (arg == "--extents" && !has_value) {
+      a.extents = true;
     } else if ((arg == "-h" || arg == "--help") && !has_value) {
       a.help = true;
     } else if (arg == "--tol-distance") {
@@ -57,7 +63,7 @@ CliArgs parse_args(int argc, const char* const* argv) {
     } else if (arg == "--tol-strain") {
       a.opt.tol_strain = parse_tol(arg, take_value());
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      throw InputError("unknown option '" + std::string(argv[i]) + "' (expected --json, --tol-distance, --tol-strain)");
+      throw InputError("unknown option '" + std::string(argv[i]) + "' (expected --json, --extents, --tol-distance, --tol-strain)");
     } else {
       if (!a.file.empty()) throw InputError("expected one result file, got '" + a.file + "' and '" + arg + "'");
       a.file = arg;
@@ -77,7 +83,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return 0;
     }
     const Report r = verify_file(a.file, a.opt, comm);
-    if (rank == 0) out << (a.json ? to_json(r) : to_text(r)) << std::flush;
+    std::string text = a.json ? to_json(r) : to_text(r);
+    if (a.extents) {
+      const Extents e = compute_extents(ResultFile(a.file));
+      if (a.json) {
+        // to_json ends with "]}\n": the extents join the same object.
+        text.erase(text.find_last_of('}'));
+        text += ", \"extents\": " + extents_json(e) + "}\n";
+      } else {
+        text += extents_text(e);
+      }
+    }
+    if (rank == 0) out << text << std::flush;
     return r.exit_code();
   } catch (const InputError& e) {
     if (rank == 0) err << "weft-verify: " << e.what() << std::endl;

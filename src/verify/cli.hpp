@@ -1,5 +1,5 @@
 // Command line of weft-verify, as library code so tests can drive it in-process.
-//   weft-verify OUT.h5 [--json] [--tol-distance T] [--tol-strain T]
+//   weft-verify OUT.h5 [--json] [--extents] [--tol-distance T] [--tol-strain T]
 // Exit codes: 0 all checks pass, 1 a check failed (or the run failed), 2 bad usage or an
 // unreadable input file (one line on stderr naming the file and dataset).
 #pragma once
@@ -16,6 +16,7 @@ struct CliArgs {
   std::string file;
   bool json = false;
   bool help = false;
+  bool extents = false;  // also print the last frame's per-object extents and pile height
   Options opt;
 };
 

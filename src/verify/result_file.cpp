@@ -95,6 +95,28 @@ std::vector<std::int64_t> read_i64(hid_t file, const std::string& path, const st
   return v;
 }
 
+// A string attribute holding one item per line; empty when the attribute is absent.
+std::vector<std::string> read_lines_attr(hid_t loc, const std::string& path, const char* name) {
+  std::vector<std::string> out;
+  if (H5Aexists(loc, name) <= 0) return out;
+  Handle a{H5Aopen(loc, name, H5P_DEFAULT), H5Aclose};
+  Handle t{H5Aget_type(a.id), H5Tclose};
+  if (a.id < 0 || t.id < 0 || H5Tget_class(t.id) != H5T_STRING || H5Tis_variable_str(t.id) > 0)
+    fail(path, std::string("attribute /mesh/") + name + ": expected a fixed-length string");
+  const std::size_t len = H5Tget_size(t.id);
+  std::string buf(len, '\0');
+  if (H5Aread(a.id, t.id, buf.data()) < 0) fail(path, std::string("attribute /mesh/") + name + ": cannot read");
+  buf.resize(std::min(buf.find('\0'), buf.size()));
+  std::size_t pos = 0;
+  while (pos <= buf.size() && !buf.empty()) {
+    const std::size_t nl = buf.find('\n', pos);
+    out.push_back(buf.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  return out;
+}
+
 void require(hid_t file, const std::string& path, const std::string& name) {
   if (!exists(file, name)) fail(path, "dataset " + name + ": missing");
 }
@@ -151,8 +173,14 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
     check_len(path, "/mesh/strain_limit", rows, t, "/mesh/triangles");
 
     if (exists(f, "/mesh/object_id")) {
-      read_i64(f, path, "/mesh/object_id", 0, &rows);
+      const std::vector<std::int64_t> ids = read_i64(f, path, "/mesh/object_id", 0, &rows);
       check_len(path, "/mesh/object_id", rows, n, "/mesh/rest_positions");
+      mesh_.object_id.assign(ids.begin(), ids.end());
+      for (std::int64_t id : ids)
+        if (id < 0 || id > (1 << 30)) fail(path, "dataset /mesh/object_id: negative or huge object id");
+      Handle g{H5Gopen2(f, "/mesh", H5P_DEFAULT), H5Gclose};
+      mesh_.object_names = read_lines_attr(g.id, path, "object_names");
+      mesh_.object_kinds = read_lines_attr(g.id, path, "object_kinds");
     }
     if (exists(f, "/mesh/segments")) {
       std::size_t s = 0;

@@ -22,6 +22,10 @@ struct ResultMesh {
   std::vector<int> points;                 // /mesh/points (P), optional
   std::vector<double> point_offset;        // /mesh/point_offset (P), required with points
   std::vector<std::array<int, 4>> tets;    // /mesh/tets (K,4), optional
+  std::vector<int> object_id;              // /mesh/object_id (N), optional (empty when absent)
+  // /mesh attributes object_names, object_kinds (one line per object), optional (empty
+  // when absent; files from before they were written).
+  std::vector<std::string> object_names, object_kinds;
   std::size_t num_vertices() const { return rest.size(); }
 };
 

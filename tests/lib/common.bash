@@ -27,3 +27,30 @@ expect_input_error() {
   if grep -qE "Segmentation|backtrace|terminate called|MPI_ABORT|core dumped" err.txt; then cat err.txt; fail "$what: crashed"; fi
   echo "ok ($what): $(head -n 1 err.txt)"
 }
+
+# h5_values FILE DATASET: the dataset's values, one per line (h5dump, no Python needed).
+h5_values() {
+  h5dump -d "$2" -y -w 0 "$1" | sed -n '/DATA {/,/}/p' | sed '1d;$d' | tr ',' '\n' | tr -d ' ' | grep .
+}
+
+# h5_max FILE DATASET: the largest finite value of a 1-D dataset (frame 0 has NaN stats).
+h5_max() {
+  h5_values "$1" "$2" | grep -vi nan | awk 'NR == 1 || $1 + 0 > m { m = $1 + 0 } END { printf "%.17g\n", m }'
+}
+
+# extent FILE OBJECT FIELD: one number of an object's last-frame box from weft-verify
+# --extents; FIELD is minx miny minz maxx maxy maxz.
+extent() {
+  "$WEFT_BIN/weft-verify" "$1" --extents | awk -v o="$2" -v f="$3" '
+    $1 == "EXTENT" && $3 == o {
+      i = (f == "minx") ? 8 : (f == "miny") ? 9 : (f == "minz") ? 10 : (f == "maxx") ? 12 : (f == "maxy") ? 13 : 14
+      print $i; found = 1 }
+    END { if (!found) exit 1 }'
+}
+
+# check NAME EXPR: fail unless the awk expression (numbers only) is true.
+check() {
+  local what=$1 expr=$2
+  awk "BEGIN { exit !($expr) }" || fail "$what ($expr)"
+  echo "ok ($what): $expr"
+}

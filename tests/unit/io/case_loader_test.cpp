@@ -231,6 +231,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{with_object("    initial: {velocity: 3}\n"), "objects[0].initial.velocity: expected a list of 3 numbers"},
         BadCase{with_object("    pins: {box: [[0,0,0],[1,1,1]]}\n"), "objects[0].pins: expected a list"},
         BadCase{"objects:\n  - mesh: {generator: cylinder, capped: maybe}\n", "objects[0].mesh.capped: expected true or false"},
+        BadCase{"objects:\n  - mesh: {generator: funnel, radius: 0.5}\n",
+                "objects[0].mesh.radius: is not used by generator 'funnel' (it takes: top_radius, bottom_radius, height, resolution)"},
+        BadCase{"objects:\n  - mesh: {generator: funnel, bottom_radius: -0.1}\n", "objects[0].mesh.bottom_radius: must be > 0"},
+        BadCase{"objects:\n  - mesh: {generator: funnel, resolution: [2, 4]}\n", "objects[0].mesh.resolution[0]: must be >= 3"},
+        BadCase{"objects:\n  - mesh: {generator: funnel, top_radius: wide}\n", "objects[0].mesh.top_radius: expected a number"},
         BadCase{"method: fem\n" + with_object(""), "method: expected one of: cipc, pbd, xpbd, mass_spring, pd (got 'fem')"},
         BadCase{with_object("    material: {model: linear}\n"), "objects[0].material.model: expected one of: neo_hookean, stvk"},
         BadCase{"solver: {linear: {ksp: 'cg -x'}}\n" + with_object(""), "solver.linear.ksp: expected a PETSc type name"},
@@ -369,4 +374,29 @@ objects:
   EXPECT_EQ(s.linear.pc, "gamg");
   EXPECT_EQ(s.checkpoint_every, 10);
   EXPECT_EQ(load_object_mesh(s, 1).vertices.size(), 2562u);
+}
+
+TEST(CaseLoader, FunnelGeneratorValuesAndDefaults) {
+  TempDir tmp;
+  const std::string path =
+      tmp.write("f.yaml", "objects:\n"
+                          "  - kind: obstacle\n"
+                          "    mesh: {generator: funnel, top_radius: 0.4, bottom_radius: 0.08, height: 0.3,"
+                          " resolution: [24, 5]}\n"
+                          "  - kind: obstacle\n    mesh: {generator: funnel}\n");
+  CaseSpec s = load_case(path, {});
+  const MeshSpec& m = s.objects[0].mesh;
+  EXPECT_EQ(m.generator, "funnel");
+  EXPECT_EQ(m.top_radius, 0.4);
+  EXPECT_EQ(m.bottom_radius, 0.08);
+  EXPECT_EQ(m.height, 0.3);
+  EXPECT_EQ(m.resolution, (std::array<int, 2>{24, 5}));
+  EXPECT_EQ(load_object_mesh(s, 0).vertices.size(), 120u);
+  // Defaults: 0.5 / 0.1 / 1, 32 around and rings about as far apart as the top rim's edges.
+  const MeshSpec& d = s.objects[1].mesh;
+  EXPECT_EQ(d.top_radius, 0.5);
+  EXPECT_EQ(d.bottom_radius, 0.1);
+  EXPECT_EQ(d.height, 1.0);
+  EXPECT_EQ(d.resolution[0], 32);
+  EXPECT_EQ(d.resolution[1], 12);  // slant 1.077 m / (2 pi 0.5 / 32) ~ 11 bands
 }

@@ -470,6 +470,8 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     }
   m.point_grid.finish(f, m.pbox);
   stats_.grid_entries = m.tri_grid.size() + m.edge_grid.size() + m.point_grid.size();
+  stats_.boxed = m.tri_grid.size() + m.edge_grid.size();
+  for (int v : s.vertices) stats_.boxed += m.plevel[v] != kSkip;
   stats_.levels_used = __builtin_popcount(m.tri_grid.level_mask() | m.edge_grid.level_mask());
 
   // ---- point-triangle: a pair is met from its finer side: each (owned) point queries the

@@ -57,6 +57,7 @@ class BroadPhase {
     int levels_used = 0;        // distinct occupied levels (triangle + edge grids)
     size_t grid_entries = 0;    // entries stored (one per primitive in a grid)
     size_t cross_level_pairs = 0;  // pairs between primitives stored at different levels
+    size_t boxed = 0;           // points, edges and triangles with a finite box (the work)
   };
 
   BroadPhase();

@@ -40,11 +40,17 @@ bool ContactModel::all_kinematic(const int* v, int n) const {
 }
 
 void ContactModel::update_proximity(const std::vector<Vec3>& x) {
+  ContactScope scope(&timers_, ContactPhase::ProximityBroad);
   broad_phase_.find_proximity(surface_, x, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, proximity_);
+  timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+  timers_.proximity_candidates += static_cast<long>(proximity_.size());
 }
 
 void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) {
+  ContactScope scope(&timers_, ContactPhase::SweptBroad);
   broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+  timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+  timers_.swept_candidates += static_cast<long>(swept_.size());
 }
 
 double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const {
@@ -72,10 +78,14 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
 }
 
 double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) const {
+  ContactScope scope(&timers_, ContactPhase::BarrierEnergy);
+  timers_.energy_pairs += static_cast<long>(swept_.size());
   return energy_over(swept_, x, kappa);
 }
 
 double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const {
+  ContactScope scope(&timers_, ContactPhase::Barrier);
+  timers_.barrier_pairs += static_cast<long>(proximity_.size());
   BarrierParams bp;
   bp.kappa = kappa;
   bp.dhat = params_.dhat;
@@ -83,6 +93,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   int ids[4];
   auto emit = [&](const LocalEnergy<12>& le, const int* v) {
     if (!le.active) return;
+    ++timers_.barrier_active;
     for (int a = 0; a < 4; ++a) ids[a] = kinematic_[v[a]] ? -1 : v[a];
     sink(4, ids, le.gradient.data(), le.hessian.data());
   };
@@ -113,6 +124,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   // Every proximity candidate, active or not: deciding "active" here with a second
   // distance evaluation could disagree with the potential's own test by one rounding at
   // the support boundary, and a block outside the preallocated pattern is an error.
+  // (Timed by the caller, with the matrix re-preallocation, as ContactPhase::Couplings.)
   (void)x;
   out.clear();
   auto add = [&](const int* v) {
@@ -135,9 +147,11 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   for (const auto& f : friction_) add(f.ids);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  timers_.couplings += static_cast<long>(out.size());
 }
 
 double ContactModel::min_gap(const std::vector<Vec3>& x) const {
+  ContactScope scope(&timers_, ContactPhase::Gap);
   double g = kInf;
   for (const auto& p : proximity_.pt) {
     const Tri& t = surface_.triangles[p.t];
@@ -152,6 +166,7 @@ double ContactModel::min_gap(const std::vector<Vec3>& x) const {
 }
 
 double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, long* queries) const {
+  ContactScope scope(&timers_, ContactPhase::Ccd);
   double t_max = 1.0;
   long n = 0;
   AccdParams ap = params_.accd;
@@ -173,10 +188,12 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
     if (r.hit) t_max = std::min(t_max, r.toi);
   }
   if (queries) *queries += n;
+  timers_.ccd_queries += n;
   return t_max;
 }
 
 void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Vec3>& x_ref, double kappa) {
+  ContactScope scope(&timers_, ContactPhase::FrictionLag);
   friction_.clear();
   x_ref_ = x_ref;
   const double dhat = params_.dhat;
@@ -225,6 +242,8 @@ std::vector<int> ContactModel::friction_vertices() const {
 }
 
 double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
+  ContactScope scope(&timers_, ContactPhase::FrictionEnergy);
+  timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
   for (const auto& f : friction_) {
@@ -237,6 +256,8 @@ double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
 }
 
 double ContactModel::assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const {
+  ContactScope scope(&timers_, ContactPhase::Friction);
+  timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
   int ids[4];

@@ -12,6 +12,7 @@
 #include "ccd/accd.hpp"
 #include "contact/broad_phase.hpp"
 #include "contact/candidates.hpp"
+#include "contact/contact_timers.hpp"
 #include "contact/surface.hpp"
 
 namespace weft {
@@ -67,6 +68,9 @@ class ContactModel {
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
   double max_offset() const { return max_offset_; }
+  // Per-phase time and work counters since construction (contact_timers.hpp). The contact
+  // halo and the stepper add their phases here too.
+  ContactTimers& timers() const { return timers_; }
 
  private:
   double pt_xi(int v, int t) const { return 0.5 * (surface_.vertex_offset[v] + surface_.triangle_offset[t]); }
@@ -92,6 +96,7 @@ class ContactModel {
   Candidates proximity_, swept_;
   std::vector<FrictionPair> friction_;
   std::vector<Vec3> x_ref_;
+  mutable ContactTimers timers_;
 };
 
 }  // namespace weft

@@ -150,7 +150,8 @@ def summary(r):
         cpu_max_total = sum(x["phases"][p]["cpu_max"] for x in st)
         ph[p]["imbalance"] = cpu_max_total / (ph[p]["cpu_sum"] / ranks) if ph[p]["cpu_sum"] > 0 else float("nan")
     s["phases"] = ph
-    c = {k: sum(x["counters"][k] for x in st) for k in st[0]["counters"]}
+    c = {k: sum(x["counters"].get(k, 0) for x in st) for k in st[0]["counters"]}
+    c.setdefault("proximity_filtered", 0)
     s["counters"] = c
 
     def rate(n, *phases):
@@ -253,7 +254,7 @@ def report(data):
             s = summary(r)
             L.append(f"| {name} | " + " | ".join(fmt_rate(s["rates"][k]) for k in keys) + " |")
         L.append("\nWork per Newton iteration (summed over ranks)\n")
-        ckeys = ["broad_primitives", "proximity_candidates", "swept_candidates", "barrier_pairs", "barrier_active",
+        ckeys = ["broad_primitives", "proximity_candidates", "proximity_filtered", "swept_candidates", "barrier_pairs", "barrier_active",
                  "energy_pairs", "friction_pairs", "ccd_queries", "couplings", "halo_vertices"]
         L.append("| config | " + " | ".join(ckeys) + " |")
         L.append("|---|" + "---:|" * len(ckeys))

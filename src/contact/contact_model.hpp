@@ -35,6 +35,11 @@ class ContactModel {
                const ContactParams& params);
 
   // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
+  // When every vertex known at x lies inside its box of the last update_swept (a Newton
+  // iterate x + alpha dx, the usual case), the set is the swept set filtered by the boxes
+  // at x: the same pairs, in the same order, as a new broad phase, at a fraction of its
+  // cost (each box at x lies inside the swept box, and the filter repeats the broad
+  // phase's own box test). Otherwise the broad phase runs.
   void update_proximity(const std::vector<Vec3>& x);
   // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
   // trial and the CCD bound use, so no pair can enter the barrier's support unseen.
@@ -44,8 +49,10 @@ class ContactModel {
   double barrier_energy(const std::vector<Vec3>& x, double kappa) const;
   // Adds barrier gradient/PSD Hessian blocks of active pairs; returns the barrier energy.
   double assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const;
-  // Global-id vertex couplings (row, col) of every candidate and friction pair: the
-  // matrix pattern the contact blocks may fill.
+  // Global-id vertex couplings (row, col), row != col, both dynamic, of every pair that
+  // can emit a Hessian block at x (within the barrier's support, plus a look-ahead margin of
+  // dhat) and of every friction pair: the off-diagonal matrix pattern the contact blocks
+  // may fill. Sorted, unique.
   void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const;
   // Smallest d - xi over the current set (+inf if empty).
   double min_gap(const std::vector<Vec3>& x) const;
@@ -65,6 +72,8 @@ class ContactModel {
   double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
 
   size_t num_candidates() const { return proximity_.pt.size() + proximity_.ee.size(); }
+  const Candidates& proximity_set() const { return proximity_; }
+  const Candidates& swept_set() const { return swept_; }
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
   double max_offset() const { return max_offset_; }
@@ -77,6 +86,14 @@ class ContactModel {
   double ee_xi(int a, int b) const { return 0.5 * (surface_.edge_offset[a] + surface_.edge_offset[b]); }
   double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const;
   bool all_kinematic(const int* v, int n) const;
+  // sink() on the dynamic vertices of the 4-vertex block (g, H column-major 12 x 12): the
+  // rows, columns and gradient entries of kinematic vertices are dropped here rather than
+  // by the sink (the same values reach the matrix, far cheaper to insert for a pair with an
+  // obstacle: one 3 x 3 block instead of sixteen).
+  void emit_dynamic(const int* v, const double* g, const double* H, const ContactSink& sink) const;
+  // update_proximity's fast path (see there); false when x is not covered by the last
+  // swept boxes.
+  bool proximity_from_swept(const std::vector<Vec3>& x);
 
   struct FrictionPair {
     int nv;
@@ -94,6 +111,8 @@ class ContactModel {
   double max_offset_ = 0;
   mutable BroadPhase broad_phase_;
   Candidates proximity_, swept_;
+  std::vector<Vec3> swept_x_, swept_dx_;  // the last update_swept's arguments
+  bool swept_stored_ = false;
   std::vector<FrictionPair> friction_;
   std::vector<Vec3> x_ref_;
   mutable ContactTimers timers_;

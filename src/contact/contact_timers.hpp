@@ -49,6 +49,7 @@ struct ContactTimers {
   // Work counters (summed over calls).
   long broad_primitives = 0;     // points + edges + triangles boxed by the broad phase
   long proximity_candidates = 0; // pairs reported by proximity broad phases
+  long proximity_filtered = 0;   // proximity sets filtered from the swept set (no broad phase)
   long swept_candidates = 0;     // pairs reported by swept broad phases
   long couplings = 0;            // (row, col) vertex couplings produced
   long pattern_rebuilds = 0;     // matrix re-preallocations
@@ -83,6 +84,7 @@ struct ContactTimers {
     }
     d.broad_primitives -= before.broad_primitives;
     d.proximity_candidates -= before.proximity_candidates;
+    d.proximity_filtered -= before.proximity_filtered;
     d.swept_candidates -= before.swept_candidates;
     d.couplings -= before.couplings;
     d.pattern_rebuilds -= before.pattern_rebuilds;

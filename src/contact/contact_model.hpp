@@ -43,6 +43,12 @@ class ContactModel {
   void update_proximity(const std::vector<Vec3>& x);
   // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
   // trial and the CCD bound use, so no pair can enter the barrier's support unseen.
+  // Served from a superset kept across calls (a Verlet list): the broad phase runs on
+  // vertex boxes grown by a skin (2 dhat + the vertex's own step) and later queries whose
+  // every vertex box lies inside its skin box only filter that set with the broad phase's
+  // own box test, which gives the same pairs in the same order. A vertex box outside its
+  // skin box (or a vertex the skin set did not know) rebuilds it; a query with steps over
+  // 10 dhat runs the plain broad phase.
   void update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
 
   // kappa * sum of barriers over the current set; +inf if a pair is at or inside its offset.
@@ -113,6 +119,10 @@ class ContactModel {
   Candidates proximity_, swept_;
   std::vector<Vec3> swept_x_, swept_dx_;  // the last update_swept's arguments
   bool swept_stored_ = false;
+  Candidates skin_;                          // the swept set's superset (update_swept)
+  std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
+  std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
+  bool skin_valid_ = false;
   std::vector<FrictionPair> friction_;
   std::vector<Vec3> x_ref_;
   mutable ContactTimers timers_;

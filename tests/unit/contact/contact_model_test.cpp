@@ -157,3 +157,42 @@ TEST(ContactModel, ProximityFromSweptMatchesBroadPhase) {
       EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x)));
     }
 }
+
+TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
+  // A Newton-like sequence: x moves by alpha dx, the next dx is smaller or larger, some
+  // vertices vanish (NaN: not delivered) or appear; every swept set must equal a fresh
+  // broad phase, and most queries must be served without one.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int ranks : {1, 2})
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Fixture f(24, 1.5e-3, 11 + rank, ranks, rank);
+      ContactModel cm = f.model();
+      const size_t nv = f.sc.x.size();
+      std::vector<Vec3> x = f.sc.x;
+      BroadPhase bp;
+      const double scales[] = {2e-2, 4e-3, 3e-3, 1.5e-3, 1e-3, 8e-4, 2e-3, 5e-4, 5e-4, 3e-4, 6e-3, 2e-4, 1e-4};
+      int it = 0;
+      const long before = cm.timers().swept_rebuilds;
+      for (double scale : scales) {
+        std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 300 + it);
+        std::vector<Vec3> xq = x;
+        if (it == 8)  // the halo did not deliver some vertices this time
+          for (size_t v = 0; v < nv; v += 5) xq[v] = Vec3(nan, nan, nan);
+        cm.update_swept(xq, dx);
+        Candidates want;
+        bp.find_swept(f.surf, xq, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+        EXPECT_TRUE(same(cm.swept_set(), want)) << "ranks " << ranks << " query " << it;
+        // The proximity set at the next iterate, from this swept set.
+        for (size_t v = 0; v < nv; ++v) x[v] = x[v] + 0.7 * dx[v];
+        std::vector<Vec3> xp = x;
+        if (it == 8)
+          for (size_t v = 0; v < nv; v += 5) xp[v] = Vec3(nan, nan, nan);
+        cm.update_proximity(xp);
+        EXPECT_TRUE(same(cm.proximity_set(), f.fresh(xp))) << "proximity after query " << it;
+        ++it;
+      }
+      const long rebuilds = cm.timers().swept_rebuilds - before;
+      EXPECT_GE(rebuilds, 2);                 // the first query, and the vertices reappearing
+      EXPECT_LT(rebuilds, long(it) - 3);      // most served from the skin set
+    }
+}

@@ -288,7 +288,7 @@ struct BroadPhase::Impl {
   std::vector<uint8_t> plevel, tlevel, elevel;
   std::vector<uint64_t> ekey;  // each edge's own cell key
   std::vector<char> tkin, ekin;
-  LooseGrid tri_grid, edge_grid, point_grid;
+  LooseGrid tri_grid[2], edge_grid[2], point_grid[2];  // [1]: all vertices kinematic
   std::vector<PointTriangleCandidate> tmp_pt;
   std::vector<EdgeEdgeCandidate> tmp_ee;
   std::vector<uint32_t> count;
@@ -419,15 +419,28 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   f.pad = 8.0 * std::numeric_limits<double>::epsilon() * abs_max;
   stats_.cell_size = h;
 
-  // ---- levels, kinematic flags, grids
+  // ---- levels, kinematic flags, grids. Primitives whose vertices are all kinematic go to
+  // grids of their own ([1]; the rest in [0]): an obstacle never looks for pairs among
+  // obstacles, which are never reported, so a scene with a large obstacle pays for its
+  // contacts with the cloth only.
   m.plevel.resize(nv);
   m.tlevel.resize(nt);
   m.elevel.resize(ne);
   m.ekey.resize(ne);
+  m.tkin.assign(nt, 0);
+  m.ekin.assign(ne, 0);
+  if (kin) {
+    const std::vector<char>& k = *kin;
+    for (int t = 0; t < nt; ++t) {
+      const Tri& tri = s.triangles[t];
+      m.tkin[t] = k[tri[0]] && k[tri[1]] && k[tri[2]];
+    }
+    for (int e = 0; e < ne; ++e) m.ekin[e] = k[s.edges[e][0]] && k[s.edges[e][1]];
+  }
   for (int v : s.vertices)
     m.plevel[v] = finite(m.pbox[v]) ? static_cast<uint8_t>(level_of(extent(m.pbox[v]), cap)) : kSkip;
   int min_tlevel = kMaxLevel + 1;
-  m.tri_grid.clear();
+  for (LooseGrid& g : m.tri_grid) g.clear();
   for (int t = 0; t < nt; ++t) {
     if (!finite(m.tbox[t])) {
       m.tlevel[t] = kSkip;
@@ -436,10 +449,10 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     const int level = level_of(extent(m.tbox[t]), cap);
     m.tlevel[t] = static_cast<uint8_t>(level);
     min_tlevel = std::min(min_tlevel, level);
-    m.tri_grid.insert(t, m.tbox[t], level, f);
+    m.tri_grid[m.tkin[t]].insert(t, m.tbox[t], level, f);
   }
-  m.tri_grid.finish(f, m.tbox);
-  m.edge_grid.clear();
+  for (LooseGrid& g : m.tri_grid) g.finish(f, m.tbox);
+  for (LooseGrid& g : m.edge_grid) g.clear();
   for (int e = 0; e < ne; ++e) {
     if (!finite(m.ebox[e])) {
       m.elevel[e] = kSkip;
@@ -447,68 +460,66 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     }
     const int level = level_of(extent(m.ebox[e]), cap);
     m.elevel[e] = static_cast<uint8_t>(level);
-    m.ekey[e] = m.edge_grid.insert(e, m.ebox[e], level, f);
+    m.ekey[e] = m.edge_grid[m.ekin[e]].insert(e, m.ebox[e], level, f);
   }
-  m.edge_grid.finish(f, m.ebox);
-  if (kin) {
-    const std::vector<char>& k = *kin;
-    m.tkin.resize(nt);
-    m.ekin.resize(ne);
-    for (int t = 0; t < nt; ++t) {
-      const Tri& tri = s.triangles[t];
-      m.tkin[t] = k[tri[0]] && k[tri[1]] && k[tri[2]];
-    }
-    for (int e = 0; e < ne; ++e) m.ekin[e] = k[s.edges[e][0]] && k[s.edges[e][1]];
-  }
+  for (LooseGrid& g : m.edge_grid) g.finish(f, m.ebox);
   // Points coarser than some triangle: stored so that those (finer) triangles find them.
-  m.point_grid.clear();
+  const char* kv = kin ? kin->data() : nullptr;
+  for (LooseGrid& g : m.point_grid) g.clear();
   int max_plevel = -1;
   for (int v : s.vertices)
     if (m.plevel[v] > min_tlevel && m.plevel[v] != kSkip && (!pf || (*pf)[v])) {
-      m.point_grid.insert(v, m.pbox[v], m.plevel[v], f);
+      m.point_grid[kv && kv[v] ? 1 : 0].insert(v, m.pbox[v], m.plevel[v], f);
       max_plevel = std::max<int>(max_plevel, m.plevel[v]);
     }
-  m.point_grid.finish(f, m.pbox);
-  stats_.grid_entries = m.tri_grid.size() + m.edge_grid.size() + m.point_grid.size();
-  stats_.levels_used = __builtin_popcount(m.tri_grid.level_mask() | m.edge_grid.level_mask());
+  for (LooseGrid& g : m.point_grid) g.finish(f, m.pbox);
+  for (int g = 0; g < 2; ++g) {
+    stats_.grid_entries += m.tri_grid[g].size() + m.edge_grid[g].size() + m.point_grid[g].size();
+    stats_.boxed += m.tri_grid[g].size() + m.edge_grid[g].size();
+  }
+  for (int v : s.vertices) stats_.boxed += m.plevel[v] != kSkip;
+  stats_.levels_used = __builtin_popcount(m.tri_grid[0].level_mask() | m.tri_grid[1].level_mask() |
+                                          m.edge_grid[0].level_mask() | m.edge_grid[1].level_mask());
 
   // ---- point-triangle: a pair is met from its finer side: each (owned) point queries the
-  // triangles at its level and above, each triangle the points at strictly coarser levels.
-  const char* kv = kin ? kin->data() : nullptr;
-  const char* tk = kin ? m.tkin.data() : nullptr;
-  const char* ek = kin ? m.ekin.data() : nullptr;
+  // triangles at its level and above, each triangle the points at strictly coarser levels;
+  // a kinematic point only the triangles with a dynamic vertex, and a kinematic triangle only
+  // the dynamic points.
   std::vector<PointTriangleCandidate>& pt = out.pt;
   for (int v : s.vertices) {
     if ((pf && !(*pf)[v]) || m.plevel[v] == kSkip) continue;
     const Box& pb = m.pbox[v];
-    const bool vk = kv && kv[v];
-    m.tri_grid.query(pb, f, m.plevel[v], kNoKey, [&](const LooseGrid::Entry& e, int) {
-      if (!overlap(pb, e.box)) return;
-      const Tri& tri = s.triangles[e.id];
-      if (tri[0] == v || tri[1] == v || tri[2] == v) return;
-      if (vk && tk[e.id]) return;
-      pt.push_back({v, e.id});
-    });
+    const int grids = kv && kv[v] ? 1 : 2;
+    for (int g = 0; g < grids; ++g)
+      m.tri_grid[g].query(pb, f, m.plevel[v], kNoKey, [&](const LooseGrid::Entry& e, int) {
+        if (!overlap(pb, e.box)) return;
+        const Tri& tri = s.triangles[e.id];
+        if (tri[0] == v || tri[1] == v || tri[2] == v) return;
+        pt.push_back({v, e.id});
+      });
   }
   if (max_plevel >= 0) {
     for (int t = 0; t < nt; ++t) {
       if (m.tlevel[t] >= max_plevel) continue;
       const Box& tb = m.tbox[t];
       const Tri& tri = s.triangles[t];
-      const bool tkk = tk && tk[t];
-      m.point_grid.query(tb, f, m.tlevel[t] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
-        if (!overlap(tb, e.box)) return;
-        const int v = e.id;
-        if (tri[0] == v || tri[1] == v || tri[2] == v) return;
-        if (tkk && kv[v]) return;
-        pt.push_back({v, t});
-        ++stats_.cross_level_pairs;
-      });
+      const int grids = m.tkin[t] ? 1 : 2;
+      for (int g = 0; g < grids; ++g)
+        m.point_grid[g].query(tb, f, m.tlevel[t] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
+          if (!overlap(tb, e.box)) return;
+          const int v = e.id;
+          if (tri[0] == v || tri[1] == v || tri[2] == v) return;
+          pt.push_back({v, t});
+          ++stats_.cross_level_pairs;
+        });
     }
   }
 
-  // ---- edge-edge: each edge queries its own level over the half of its cell range at or
-  // after its own cell (same cell: only larger ids), and coarser levels in full. The pair's
+  // ---- edge-edge: each dynamic edge queries its own grid at its own level over the half of
+  // its cell range at or after its own cell (same cell: only larger ids) and at coarser
+  // levels in full, and the kinematic grid at its own level and coarser; a kinematic edge
+  // queries the dynamic grid at strictly coarser levels only. So every pair is met from its
+  // finer edge, a dynamic-kinematic pair of equal levels from the dynamic one. The pair's
   // owner is its smaller edge.
   std::vector<EdgeEdgeCandidate>& ee = out.ee;
   const char* efd = ef ? ef->data() : nullptr;
@@ -516,21 +527,27 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     if (m.elevel[a] == kSkip) continue;
     const Box& ab = m.ebox[a];
     const Edge& ea = s.edges[a];
-    const bool ak = ek && ek[a];
     const uint64_t own_key = m.ekey[a];
     const int la = m.elevel[a];
-    m.edge_grid.query(ab, f, la, own_key, [&](const LooseGrid::Entry& en, int level) {
+    auto visit = [&](const LooseGrid::Entry& en, int level) {
       const int b = en.id;
-      if (en.key == own_key && b <= a) return;
       const int lo = std::min(a, b);
       if (efd && !efd[lo]) return;
       if (!overlap(ab, en.box)) return;
       const Edge& eb = s.edges[b];
       if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1]) return;
-      if (ak && ek[b]) return;
       ee.push_back({lo, a + b - lo});
       if (level != la) ++stats_.cross_level_pairs;
+    };
+    if (m.ekin[a]) {
+      m.edge_grid[0].query(ab, f, la + 1, kNoKey, visit);
+      continue;
+    }
+    m.edge_grid[0].query(ab, f, la, own_key, [&](const LooseGrid::Entry& en, int level) {
+      if (en.key == own_key && en.id <= a) return;
+      visit(en, level);
     });
+    m.edge_grid[1].query(ab, f, la, kNoKey, visit);
   }
 
   // ---- deterministic order

@@ -36,6 +36,9 @@
 //    levels is found once, from its finer primitive;
 //  * edge-edge is symmetric: an edge scans its own level only over cells at or after its
 //    own cell (a pair sharing a cell: from its smaller edge), halving that work.
+//  * primitives whose vertices are all kinematic (obstacles) sit in grids of their own and
+//    never query them: obstacle-obstacle pairs, which are never reported, cost nothing, so
+//    a large obstacle under a small cloth adds only its contacts with the cloth.
 // Cells are hashed (splitmix64; one CSR table per level, built by counting sort) so memory
 // follows the surface, not the scene's bounding box; entries carry their box, so a scan
 // reads contiguous memory. The output is put in order by a counting sort on v / ea.
@@ -57,6 +60,7 @@ class BroadPhase {
     int levels_used = 0;        // distinct occupied levels (triangle + edge grids)
     size_t grid_entries = 0;    // entries stored (one per primitive in a grid)
     size_t cross_level_pairs = 0;  // pairs between primitives stored at different levels
+    size_t boxed = 0;           // points, edges and triangles with a finite box (the work)
   };
 
   BroadPhase();

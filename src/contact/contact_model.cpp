@@ -14,6 +14,17 @@ namespace weft {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// How far beyond the barrier's support (in units of dhat) a pair already joins the matrix
+// pattern (active_couplings).
+constexpr double kCouplingReach = 1.0;
+// Margin (in units of dhat) by which the swept query's vertex boxes are grown, on top of the
+// vertex's own step, when the skin candidate set is rebuilt (update_swept); no skin set is
+// built for a query whose largest vertex step exceeds kSkinMaxStep dhat. Tuned on
+// drape_default (2 / 10: 11-12% less swept broad-phase time at 1 and 2 ranks than no skin;
+// 1 dhat or a half-step growth rebuild too often, no cap builds sets of millions of pairs
+// in the first iterations).
+constexpr double kSkin = 2.0;
+constexpr double kSkinMaxStep = 10.0;
 
 }  // namespace
 
@@ -44,12 +55,242 @@ void ContactModel::set_free_kinematic(const std::vector<char>& free) {
   for (size_t v = 0; v < fixed_.size(); ++v) fixed_[v] = kinematic_[v] && !(v < free.size() && free[v]);
 }
 
+namespace {
+
+struct Box {
+  double lo[3], hi[3];
+};
+
+inline bool finite3(const Vec3& a) { return std::isfinite(a[0]) && std::isfinite(a[1]) && std::isfinite(a[2]); }
+
+// The broad phase's proximity boxes (broad_phase.cpp, same operations in the same order):
+// the union of the vertices' points, grown on every side by r = (inflation + xi) / 2.
+inline Box point_box(const Vec3& a, double r) {
+  Box b;
+  for (int k = 0; k < 3; ++k) {
+    b.lo[k] = a[k] - r;
+    b.hi[k] = a[k] + r;
+  }
+  return b;
+}
+
+template <int N>
+inline Box prim_box(const std::vector<Vec3>& x, const int* v, double r) {
+  Box b;
+  for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = x[v[0]][k];
+  for (int i = 1; i < N; ++i)
+    for (int k = 0; k < 3; ++k) {
+      b.lo[k] = std::min(b.lo[k], x[v[i]][k]);
+      b.hi[k] = std::max(b.hi[k], x[v[i]][k]);
+    }
+  for (int k = 0; k < 3; ++k) {
+    b.lo[k] -= r;
+    b.hi[k] += r;
+  }
+  return b;
+}
+
+inline bool box_finite(const Box& b) {
+  return std::isfinite(b.lo[0]) && std::isfinite(b.lo[1]) && std::isfinite(b.lo[2]) && std::isfinite(b.hi[0]) &&
+         std::isfinite(b.hi[1]) && std::isfinite(b.hi[2]);
+}
+
+// A primitive is paired only if every vertex is finite (std::min / max may drop a NaN).
+template <int N>
+inline bool all_finite(const std::vector<Vec3>& x, const int* v) {
+  for (int i = 0; i < N; ++i)
+    if (!finite3(x[v[i]])) return false;
+  return true;
+}
+
+inline bool overlap(const Box& a, const Box& b) {
+  return a.lo[0] <= b.hi[0] && b.lo[0] <= a.hi[0] && a.lo[1] <= b.hi[1] && b.lo[1] <= a.hi[1] &&
+         a.lo[2] <= b.hi[2] && b.lo[2] <= a.hi[2];
+}
+
+}  // namespace
+
+bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
+  if (!swept_stored_ || swept_x_.size() != x.size()) return false;
+  // Every vertex the broad phase could pair at x (finite there) must have had a finite
+  // swept box containing it. Then a pair reported at x has vertex boxes inside its swept
+  // vertex boxes, so its (equally grown) primitive boxes overlapped in the swept phase:
+  // the swept set holds every pair the broad phase would report at x.
+  for (int v : surface_.vertices) {
+    const Vec3& a = x[v];
+    if (!finite3(a)) continue;  // never paired at x
+    for (int k = 0; k < 3; ++k) {
+      const double s = swept_x_[v][k], e = swept_x_[v][k] + swept_dx_[v][k];
+      if (!std::isfinite(s) || !std::isfinite(e)) return false;
+      if (!(std::min(s, e) <= a[k] && a[k] <= std::max(s, e))) return false;
+    }
+  }
+  // Keep the swept pairs whose boxes at x overlap: the broad phase's test on the broad
+  // phase's boxes (ownership, incidence and kinematic filters are the same for both sets).
+  const double infl = params_.dhat;
+  proximity_.clear();
+  for (const auto& p : swept_.pt) {
+    const int* tv = surface_.triangles[p.t].data();
+    if (!finite3(x[p.v]) || !all_finite<3>(x, tv)) continue;
+    const Box pb = point_box(x[p.v], 0.5 * (infl + surface_.vertex_offset[p.v]));
+    const Box tb = prim_box<3>(x, tv, 0.5 * (infl + surface_.triangle_offset[p.t]));
+    if (box_finite(pb) && box_finite(tb) && overlap(pb, tb)) proximity_.pt.push_back(p);
+  }
+  for (const auto& p : swept_.ee) {
+    const int *av = surface_.edges[p.ea].data(), *bv = surface_.edges[p.eb].data();
+    if (!all_finite<2>(x, av) || !all_finite<2>(x, bv)) continue;
+    const Box ab = prim_box<2>(x, av, 0.5 * (infl + surface_.edge_offset[p.ea]));
+    const Box bb = prim_box<2>(x, bv, 0.5 * (infl + surface_.edge_offset[p.eb]));
+    if (box_finite(ab) && box_finite(bb) && overlap(ab, bb)) proximity_.ee.push_back(p);
+  }
+  return true;
+}
+
+void ContactModel::emit_dynamic(const int* v, const double* g, const double* H, const ContactSink& sink) const {
+  int keep[4], ids[4], n = 0;
+  for (int a = 0; a < 4; ++a)
+    if (!fixed_[v[a]]) keep[n] = a, ids[n++] = v[a];
+  if (n == 4) {
+    sink(4, ids, g, H);
+    return;
+  }
+  if (n == 0) return;
+  double gc[12], Hc[144];
+  const int m = 3 * n;
+  for (int i = 0; i < n; ++i)
+    for (int r = 0; r < 3; ++r) {
+      gc[3 * i + r] = g[3 * keep[i] + r];
+      for (int j = 0; j < n; ++j)
+        for (int c = 0; c < 3; ++c) Hc[(3 * j + c) * m + 3 * i + r] = H[(3 * keep[j] + c) * 12 + 3 * keep[i] + r];
+    }
+  sink(n, ids, gc, Hc);
+}
+
 void ContactModel::update_proximity(const std::vector<Vec3>& x) {
-  broad_phase_.find_proximity(surface_, x, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, proximity_);
+  ContactScope scope(&timers_, ContactPhase::ProximityBroad);
+  if (proximity_from_swept(x)) {
+    ++timers_.proximity_filtered;
+  } else {
+    broad_phase_.find_proximity(surface_, x, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, proximity_);
+    timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+  }
+  timers_.proximity_candidates += static_cast<long>(proximity_.size());
 }
 
 void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) {
-  broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+  ContactScope scope(&timers_, ContactPhase::SweptBroad);
+  if (x.size() != dx.size() || x.size() != surface_.vertex_offset.size()) {
+    // Let the broad phase report the misuse.
+    broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  // This query's vertex boxes, exactly as the broad phase forms them (a vertex with a
+  // non-finite end is never paired: lo = +inf marks it).
+  vlo_.resize(x.size());
+  vhi_.resize(x.size());
+  bool covered = skin_valid_;
+  for (int v : surface_.vertices) {
+    bool ok = true;
+    for (int k = 0; k < 3; ++k) {
+      const double a = x[v][k], e = x[v][k] + dx[v][k];
+      vlo_[v][k] = std::min(a, e);
+      vhi_[v][k] = std::max(a, e);
+      ok = ok && std::isfinite(a) && std::isfinite(e);
+    }
+    if (!ok) {
+      vlo_[v][0] = inf;
+      continue;
+    }
+    // Covered when inside the box the skin set was built with (which is then finite).
+    if (covered)
+      for (int k = 0; k < 3; ++k)
+        covered = covered && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
+  }
+  if (!covered) {
+    double step = 0.0;  // the largest vertex step of this query
+    for (int v : surface_.vertices)
+      if (vlo_[v][0] < inf) step = std::max(step, (vhi_[v] - vlo_[v]).maxCoeff());
+    if (!(step <= kSkinMaxStep * params_.dhat)) {
+      // Large steps (the first Newton iterations of a step): the next query rarely fits a
+      // skin grown by this step, and such a skin set is huge. Plain broad phase.
+      broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+      timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+      timers_.swept_candidates += static_cast<long>(swept_.size());
+      ++timers_.swept_rebuilds;
+      skin_valid_ = false;
+      swept_x_ = x;
+      swept_dx_ = dx;
+      swept_stored_ = true;
+      return;
+    }
+    // Rebuild the skin set: every vertex box grown by kSkin dhat + its own step (a later
+    // iterate's step that stays inside is served from it), as a swept query the broad
+    // phase answers for boxes [x', x' + dx'].
+    const double skin0 = kSkin * params_.dhat;
+    skin_x_.resize(x.size());
+    skin_dx_.resize(x.size());
+    skin_lo_.resize(x.size());
+    skin_hi_.resize(x.size());
+    const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
+    for (size_t v = 0; v < x.size(); ++v) skin_x_[v] = skin_dx_[v] = nan;
+    for (int v : surface_.vertices) {
+      if (!(vlo_[v][0] < inf)) {
+        skin_lo_[v] = skin_hi_[v] = nan;
+        continue;
+      }
+      const double grow = skin0 + (vhi_[v] - vlo_[v]).maxCoeff();
+      for (int k = 0; k < 3; ++k) {
+        skin_x_[v][k] = vlo_[v][k] - grow;
+        skin_dx_[v][k] = (vhi_[v][k] + grow) - skin_x_[v][k];
+        // The box the broad phase will use for this vertex, bit for bit.
+        const double a = skin_x_[v][k], e = skin_x_[v][k] + skin_dx_[v][k];
+        skin_lo_[v][k] = std::min(a, e);
+        skin_hi_[v][k] = std::max(a, e);
+      }
+    }
+    broad_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
+                            skin_);
+    timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+    skin_valid_ = true;
+    ++timers_.swept_rebuilds;
+  }
+  // The swept set: the skin pairs whose boxes for this query overlap (the broad phase's
+  // test on the broad phase's boxes; every such pair is a skin pair since each of its
+  // vertex boxes lies inside the skin box).
+  const double infl = params_.dhat;
+  swept_.clear();
+  auto prim = [&](const int* v, int n, double xi, Box& b) {
+    for (int i = 0; i < n; ++i)
+      if (!(vlo_[v[i]][0] < inf)) return false;
+    for (int k = 0; k < 3; ++k) {
+      b.lo[k] = vlo_[v[0]][k];
+      b.hi[k] = vhi_[v[0]][k];
+    }
+    for (int i = 1; i < n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        b.lo[k] = std::min(b.lo[k], vlo_[v[i]][k]);
+        b.hi[k] = std::max(b.hi[k], vhi_[v[i]][k]);
+      }
+    const double r = 0.5 * (infl + xi);
+    for (int k = 0; k < 3; ++k) {
+      b.lo[k] -= r;
+      b.hi[k] += r;
+    }
+    return box_finite(b);
+  };
+  Box pb, tb;
+  for (const auto& p : skin_.pt)
+    if (prim(&p.v, 1, surface_.vertex_offset[p.v], pb) &&
+        prim(surface_.triangles[p.t].data(), 3, surface_.triangle_offset[p.t], tb) && overlap(pb, tb))
+      swept_.pt.push_back(p);
+  for (const auto& p : skin_.ee)
+    if (prim(surface_.edges[p.ea].data(), 2, surface_.edge_offset[p.ea], pb) &&
+        prim(surface_.edges[p.eb].data(), 2, surface_.edge_offset[p.eb], tb) && overlap(pb, tb))
+      swept_.ee.push_back(p);
+  timers_.swept_candidates += static_cast<long>(swept_.size());
+  swept_x_ = x;
+  swept_dx_ = dx;
+  swept_stored_ = true;
 }
 
 double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const {
@@ -77,19 +318,22 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
 }
 
 double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) const {
+  ContactScope scope(&timers_, ContactPhase::BarrierEnergy);
+  timers_.energy_pairs += static_cast<long>(swept_.size());
   return energy_over(swept_, x, kappa);
 }
 
 double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const {
+  ContactScope scope(&timers_, ContactPhase::Barrier);
+  timers_.barrier_pairs += static_cast<long>(proximity_.size());
   BarrierParams bp;
   bp.kappa = kappa;
   bp.dhat = params_.dhat;
   double e = 0.0;
-  int ids[4];
   auto emit = [&](const LocalEnergy<12>& le, const int* v) {
     if (!le.active) return;
-    for (int a = 0; a < 4; ++a) ids[a] = fixed_[v[a]] ? -1 : v[a];
-    sink(4, ids, le.gradient.data(), le.hessian.data());
+    ++timers_.barrier_active;
+    emit_dynamic(v, le.gradient.data(), le.hessian.data(), sink);
   };
   for (const auto& p : proximity_.pt) {
     const Tri& t = surface_.triangles[p.t];
@@ -115,34 +359,57 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
 }
 
 void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const {
-  // Every proximity candidate, active or not: deciding "active" here with a second
-  // distance evaluation could disagree with the potential's own test by one rounding at
-  // the support boundary, and a block outside the preallocated pattern is an error.
-  (void)x;
+  // (Timed by the caller, with the matrix re-preallocation, as ContactPhase::Couplings.)
+  // The pairs that can emit a Hessian block at x are those inside the barrier's support,
+  // d^2 - xi^2 < S; a pair counts here when it is within kCouplingReach * dhat beyond that
+  // (the same distance functions as the potential, so rounding cannot disagree at the
+  // support's edge, and pairs about to touch are in the pattern before they do: the matrix
+  // is re-preallocated only when the pattern grows). Only couplings between two different
+  // dynamic vertices are listed: the diagonal blocks are always in the matrix, and a
+  // kinematic vertex has no rows or columns, so a point on an obstacle adds nothing.
   out.clear();
+  const double reach = (1.0 + kCouplingReach) * params_.dhat;
   auto add = [&](const int* v) {
+    int dyn[4], n = 0;
     for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        if (!fixed_[v[a]] && !fixed_[v[b]]) out.emplace_back(v[a], v[b]);
+      if (!fixed_[v[a]]) dyn[n++] = v[a];
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if (dyn[a] != dyn[b]) out.emplace_back(dyn[a], dyn[b]);
+  };
+  auto dynamic_count = [&](const int* v) {
+    int n = 0;
+    for (int a = 0; a < 4; ++a) n += !fixed_[v[a]];
+    return n;
   };
   for (const auto& p : proximity_.pt) {
     const Tri& t = surface_.triangles[p.t];
     const int v[4] = {p.v, t[0], t[1], t[2]};
-    add(v);
+    if (dynamic_count(v) < 2) continue;
+    const double xi = pt_xi(p.v, p.t);
+    const PointTriangleType type = classify_point_triangle(x[p.v], x[t[0]], x[t[1]], x[t[2]]);
+    const double d2 = point_triangle_distance_sq(x[p.v], x[t[0]], x[t[1]], x[t[2]], type);
+    if (d2 - xi * xi < offset_barrier_threshold(xi, reach)) add(v);
   }
   for (const auto& p : proximity_.ee) {
     const Edge& a = surface_.edges[p.ea];
     const Edge& b = surface_.edges[p.eb];
     const int v[4] = {a[0], a[1], b[0], b[1]};
-    add(v);
+    if (dynamic_count(v) < 2) continue;
+    const double xi = ee_xi(p.ea, p.eb);
+    const EdgeEdgeType type = classify_edge_edge(x[a[0]], x[a[1]], x[b[0]], x[b[1]]);
+    const double d2 = edge_edge_distance_sq(x[a[0]], x[a[1]], x[b[0]], x[b[1]], type);
+    if (d2 - xi * xi < offset_barrier_threshold(xi, reach)) add(v);
   }
   // Friction pairs keep their stencil for the whole lagged solve.
   for (const auto& f : friction_) add(f.ids);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  timers_.couplings += static_cast<long>(out.size());
 }
 
 double ContactModel::min_gap(const std::vector<Vec3>& x) const {
+  ContactScope scope(&timers_, ContactPhase::Gap);
   double g = kInf;
   for (const auto& p : proximity_.pt) {
     const Tri& t = surface_.triangles[p.t];
@@ -157,6 +424,7 @@ double ContactModel::min_gap(const std::vector<Vec3>& x) const {
 }
 
 double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, long* queries) const {
+  ContactScope scope(&timers_, ContactPhase::Ccd);
   double t_max = 1.0;
   long n = 0;
   AccdParams ap = params_.accd;
@@ -178,10 +446,12 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
     if (r.hit) t_max = std::min(t_max, r.toi);
   }
   if (queries) *queries += n;
+  timers_.ccd_queries += n;
   return t_max;
 }
 
 void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Vec3>& x_ref, double kappa) {
+  ContactScope scope(&timers_, ContactPhase::FrictionLag);
   friction_.clear();
   x_ref_ = x_ref;
   const double dhat = params_.dhat;
@@ -230,6 +500,8 @@ std::vector<int> ContactModel::friction_vertices() const {
 }
 
 double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
+  ContactScope scope(&timers_, ContactPhase::FrictionEnergy);
+  timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
   for (const auto& f : friction_) {
@@ -242,16 +514,16 @@ double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
 }
 
 double ContactModel::assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const {
+  ContactScope scope(&timers_, ContactPhase::Friction);
+  timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
-  int ids[4];
   for (const auto& f : friction_) {
     Vec12 dx;
     for (int a = 0; a < 4; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
     const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
     e += le.value;
-    for (int a = 0; a < 4; ++a) ids[a] = fixed_[f.ids[a]] ? -1 : f.ids[a];
-    sink(4, ids, le.gradient.data(), le.hessian.data());
+    emit_dynamic(f.ids, le.gradient.data(), le.hessian.data(), sink);
   }
   return e;
 }

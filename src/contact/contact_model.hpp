@@ -12,6 +12,7 @@
 #include "ccd/accd.hpp"
 #include "contact/broad_phase.hpp"
 #include "contact/candidates.hpp"
+#include "contact/contact_timers.hpp"
 #include "contact/surface.hpp"
 
 namespace weft {
@@ -41,17 +42,30 @@ class ContactModel {
   void set_free_kinematic(const std::vector<char>& free);
 
   // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
+  // When every vertex known at x lies inside its box of the last update_swept (a Newton
+  // iterate x + alpha dx, the usual case), the set is the swept set filtered by the boxes
+  // at x: the same pairs, in the same order, as a new broad phase, at a fraction of its
+  // cost (each box at x lies inside the swept box, and the filter repeats the broad
+  // phase's own box test). Otherwise the broad phase runs.
   void update_proximity(const std::vector<Vec3>& x);
   // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
   // trial and the CCD bound use, so no pair can enter the barrier's support unseen.
+  // Served from a superset kept across calls (a Verlet list): the broad phase runs on
+  // vertex boxes grown by a skin (2 dhat + the vertex's own step) and later queries whose
+  // every vertex box lies inside its skin box only filter that set with the broad phase's
+  // own box test, which gives the same pairs in the same order. A vertex box outside its
+  // skin box (or a vertex the skin set did not know) rebuilds it; a query with steps over
+  // 10 dhat runs the plain broad phase.
   void update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
 
   // kappa * sum of barriers over the current set; +inf if a pair is at or inside its offset.
   double barrier_energy(const std::vector<Vec3>& x, double kappa) const;
   // Adds barrier gradient/PSD Hessian blocks of active pairs; returns the barrier energy.
   double assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const;
-  // Global-id vertex couplings (row, col) of every candidate and friction pair: the
-  // matrix pattern the contact blocks may fill.
+  // Global-id vertex couplings (row, col), row != col, both dynamic, of every pair that
+  // can emit a Hessian block at x (within the barrier's support, plus a look-ahead margin of
+  // dhat) and of every friction pair: the off-diagonal matrix pattern the contact blocks
+  // may fill. Sorted, unique.
   void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const;
   // Smallest d - xi over the current set (+inf if empty).
   double min_gap(const std::vector<Vec3>& x) const;
@@ -71,15 +85,28 @@ class ContactModel {
   double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
 
   size_t num_candidates() const { return proximity_.pt.size() + proximity_.ee.size(); }
+  const Candidates& proximity_set() const { return proximity_; }
+  const Candidates& swept_set() const { return swept_; }
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
   double max_offset() const { return max_offset_; }
+  // Per-phase time and work counters since construction (contact_timers.hpp). The contact
+  // halo and the stepper add their phases here too.
+  ContactTimers& timers() const { return timers_; }
 
  private:
   double pt_xi(int v, int t) const { return 0.5 * (surface_.vertex_offset[v] + surface_.triangle_offset[t]); }
   double ee_xi(int a, int b) const { return 0.5 * (surface_.edge_offset[a] + surface_.edge_offset[b]); }
   double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const;
   bool all_kinematic(const int* v, int n) const;
+  // sink() on the dynamic vertices of the 4-vertex block (g, H column-major 12 x 12): the
+  // rows, columns and gradient entries of kinematic vertices are dropped here rather than
+  // by the sink (the same values reach the matrix, far cheaper to insert for a pair with an
+  // obstacle: one 3 x 3 block instead of sixteen).
+  void emit_dynamic(const int* v, const double* g, const double* H, const ContactSink& sink) const;
+  // update_proximity's fast path (see there); false when x is not covered by the last
+  // swept boxes.
+  bool proximity_from_swept(const std::vector<Vec3>& x);
 
   struct FrictionPair {
     int nv;
@@ -98,8 +125,15 @@ class ContactModel {
   double max_offset_ = 0;
   mutable BroadPhase broad_phase_;
   Candidates proximity_, swept_;
+  std::vector<Vec3> swept_x_, swept_dx_;  // the last update_swept's arguments
+  bool swept_stored_ = false;
+  Candidates skin_;                          // the swept set's superset (update_swept)
+  std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
+  std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
+  bool skin_valid_ = false;
   std::vector<FrictionPair> friction_;
   std::vector<Vec3> x_ref_;
+  mutable ContactTimers timers_;
 };
 
 }  // namespace weft

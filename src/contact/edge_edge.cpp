@@ -6,18 +6,9 @@ namespace weft {
 
 namespace {
 
-// (ea0, ea1, eb0, eb1) -> (r, e1, e2) = (eb0 - ea0, ea1 - ea0, eb1 - eb0).
-Eigen::Matrix<double, 9, 12> ee_map() {
-  Eigen::Matrix<double, 9, 12> J = Eigen::Matrix<double, 9, 12>::Zero();
-  const Mat3 I = Mat3::Identity();
-  J.block<3, 3>(0, 0) = -I;
-  J.block<3, 3>(0, 6) = I;
-  J.block<3, 3>(3, 0) = -I;
-  J.block<3, 3>(3, 3) = I;
-  J.block<3, 3>(6, 6) = -I;
-  J.block<3, 3>(6, 9) = I;
-  return J;
-}
+// (ea0, ea1, eb0, eb1) -> (r, e1, e2) = (eb0 - ea0, ea1 - ea0, eb1 - eb0): coefficient of point
+// a in argument i.
+constexpr int kEeMap[4][3] = {{-1, -1, 0}, {0, 1, 0}, {1, 0, -1}, {0, 0, 1}};
 
 }  // namespace
 
@@ -30,9 +21,7 @@ Vec12 line_line_distance_sq_gradient(const Vec3& ea0, const Vec3& ea1, const Vec
 }
 
 Mat12 line_line_distance_sq_hessian(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1) {
-  const Mat9 H = detail::plane_kernel_hessian(eb0 - ea0, ea1 - ea0, eb1 - eb0);
-  const Eigen::Matrix<double, 9, 12> J = ee_map();
-  return J.transpose() * H * J;
+  return detail::pull_back_4(detail::plane_kernel_hessian(eb0 - ea0, ea1 - ea0, eb1 - eb0), kEeMap);
 }
 
 }  // namespace weft

@@ -20,7 +20,7 @@ void project_block(MatN<3 * N>& H, const int* idx) {
   MatN<3 * K> B;
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < K; ++j) B.template block<3, 3>(3 * i, 3 * j) = H.template block<3, 3>(3 * idx[i], 3 * idx[j]);
-  B = project_to_psd<3 * K>(B);
+  B = project_points_to_psd<K>(B);
   H.setZero();
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < K; ++j) H.template block<3, 3>(3 * idx[i], 3 * idx[j]) = B.template block<3, 3>(3 * i, 3 * j);
@@ -32,7 +32,7 @@ void project_active(MatN<3 * N>& H, const int* idx, int k) {
   else if constexpr (N >= 3) {
     if (k == 3) project_block<N, 3>(H, idx);
     else if constexpr (N >= 4) {
-      if (k == 4) H = project_to_psd<3 * N>(H);
+      if (k == 4) H = project_points_to_psd<N>(H);
     }
   }
 }
@@ -132,7 +132,7 @@ LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const Barrier
   if (assemble<6>(d2, point_point_distance_sq_gradient(p0, p1), point_point_distance_sq_hessian(p0, p1), bp, out,
                   true) &&
       bp.project_psd)
-    out.hessian = project_to_psd<6>(out.hessian);
+    out.hessian = project_points_to_psd<2>(out.hessian);
   return out;
 }
 
@@ -186,7 +186,7 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
     out.hessian = m * out.hessian + out.value * Hm + cross + cross.transpose();
     out.gradient = m * out.gradient + out.value * gm;
     out.value *= m;
-    if (bp.project_psd) out.hessian = project_to_psd<12>(out.hessian);
+    if (bp.project_psd) out.hessian = project_points_to_psd<4>(out.hessian);
   } else if (bp.project_psd) {
     int idx[4];
     project_active<4>(out.hessian, idx, active_points(t, idx));

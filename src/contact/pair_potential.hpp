@@ -4,7 +4,8 @@
 // with s = d^2 - xi^2 (eq. 13). d^2 is the clamped distance of the pair (distance_type.hpp).
 //
 // PSD projection (when BarrierParams::project_psd): the local Hessian is projected onto
-// the PSD cone by eigenvalue clamping (IPC's default). It is only nonzero on the points of
+// the PSD cone by eigenvalue clamping (IPC's default), in the complement of the 3 rigid
+// translations, where every pair potential is constant (psd.hpp, project_points_to_psd). It is only nonzero on the points of
 // the active distance type (2 for point-point types, 3 for point-edge types, 4 otherwise),
 // so the projection is done on that block (6x6 / 9x9 / 12x12) — the same result as
 // projecting the whole zero-padded 12x12, at a fraction of the cost. The mollified

@@ -6,18 +6,8 @@ namespace weft {
 
 namespace {
 
-// (p, t0, t1, t2) -> (r, e1, e2) = (p - t0, t1 - t0, t2 - t0).
-Eigen::Matrix<double, 9, 12> pt_map() {
-  Eigen::Matrix<double, 9, 12> J = Eigen::Matrix<double, 9, 12>::Zero();
-  const Mat3 I = Mat3::Identity();
-  J.block<3, 3>(0, 0) = I;
-  J.block<3, 3>(0, 3) = -I;
-  J.block<3, 3>(3, 3) = -I;
-  J.block<3, 3>(3, 6) = I;
-  J.block<3, 3>(6, 3) = -I;
-  J.block<3, 3>(6, 9) = I;
-  return J;
-}
+// (p, t0, t1, t2) -> (r, e1, e2) = (p - t0, t1 - t0, t2 - t0): coefficient of point a in argument i.
+constexpr int kPtMap[4][3] = {{1, 0, 0}, {-1, -1, -1}, {0, 1, 0}, {0, 0, 1}};
 
 }  // namespace
 
@@ -30,9 +20,7 @@ Vec12 point_plane_distance_sq_gradient(const Vec3& p, const Vec3& t0, const Vec3
 }
 
 Mat12 point_plane_distance_sq_hessian(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2) {
-  const Mat9 H = detail::plane_kernel_hessian(p - t0, t1 - t0, t2 - t0);
-  const Eigen::Matrix<double, 9, 12> J = pt_map();
-  return J.transpose() * H * J;
+  return detail::pull_back_4(detail::plane_kernel_hessian(p - t0, t1 - t0, t2 - t0), kPtMap);
 }
 
 }  // namespace weft

@@ -141,6 +141,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
                                              bbox_diagonal_);
     kappa_ = kappa_bounds_.min;
     halo_ = std::make_unique<ContactHalo>(contact_->surface(), scene.vertex_range, lv.comm, cp.dhat);
+    halo_->set_timers(&contact_->timers());
     check(VecDuplicate(x_, &x_start_), "VecDuplicate");
   }
   PetscLogStageRegister("weft Contact", &stage_contact_);
@@ -605,9 +606,12 @@ int CipcStepper::newton(StepStats& st) {
       PetscLogStagePush(stage_contact_);
       if (!proximity_current_) contact_->update_proximity(xf_);
       proximity_current_ = false;  // x moves in this iteration's line search
-      std::vector<std::pair<int, int>> couplings;
-      contact_->active_couplings(xf_, couplings);
-      sys_->set_contact_couplings(couplings);
+      {
+        ContactScope scope(&contact_->timers(), ContactPhase::Couplings);
+        std::vector<std::pair<int, int>> couplings;
+        contact_->active_couplings(xf_, couplings);
+        contact_->timers().pattern_rebuilds += sys_->set_contact_couplings(couplings);
+      }
       PetscLogStagePop();
       st.contact_s += seconds_since(t0);
       t0 = std::chrono::steady_clock::now();

@@ -59,6 +59,8 @@ class CipcStepper {
   // Contact barrier stiffness (adaptive, IPC); part of the checkpoint.
   double contact_kappa() const { return kappa_; }
   void set_contact_kappa(double k) { kappa_ = k; }
+  // Contact phase timers and counters (contact/contact_timers.hpp); null without contact.
+  const ContactTimers* contact_timers() const { return contact_ ? &contact_->timers() : nullptr; }
 
  private:
   // Incremental potential at the local (owned + ghost) coordinates xl. Local part only;

@@ -1,5 +1,7 @@
 #include "parallel/contact_halo.hpp"
 
+#include <petsclog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -48,6 +50,28 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   box_counts_.resize(ranks_);
   box_displs_.resize(ranks_);
+}
+
+void ContactHalo::set_timers(ContactTimers* t) {
+  timers_ = t;
+  if (!t) return;
+  PetscBool up = PETSC_FALSE;
+  if (PetscInitialized(&up) || !up) return;
+  static int events[kContactPhases];
+  static bool registered = false;
+  if (!registered) {
+    PetscClassId cid = 0;
+    if (PetscClassIdRegister("weft Contact", &cid)) return;
+    static const char* const names[kContactPhases] = {
+        "ContactHalo", "ContactBroadProx", "ContactBroadSwept", "ContactCouplings", "ContactBarrier",
+        "ContactBarrierE", "ContactFricLag", "ContactFriction", "ContactFrictionE", "ContactCCD", "ContactGap"};
+    for (int i = 0; i < kContactPhases; ++i)
+      if (PetscLogEventRegister(names[i], cid, &events[i])) return;
+    registered = true;
+  }
+  for (int i = 0; i < kContactPhases; ++i) t->event[i] = events[i];
+  t->event_begin = [](int e) { (void)PetscLogEventBegin(e, 0, 0, 0, 0); };
+  t->event_end = [](int e) { (void)PetscLogEventEnd(e, 0, 0, 0, 0); };
 }
 
 int ContactHalo::owner(int v) const {
@@ -143,6 +167,7 @@ inline bool overlap(const double* alo, const double* ahi, const double* blo, con
 
 void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::vector<Vec3>& xf,
                            std::vector<Vec3>* pf) {
+  ContactScope scope(timers_, ContactPhase::Halo);
   const int lo = range_[rank_], hi = range_[rank_ + 1];
   reset(xf, p_owned ? pf : nullptr);
   if (!p_owned) pf = nullptr;
@@ -284,9 +309,11 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
     if (pf) received_p_.push_back(v);
   }
   stats_.box_received = nr;
+  if (timers_) timers_->halo_vertices += stats_.fixed_received + stats_.box_received;
 }
 
 void ContactHalo::keep(const std::vector<int>& ids) {
+  ContactScope scope(timers_, ContactPhase::Halo);
   kept_ = ids;
   if (ranks_ == 1) return;
   std::vector<int> all = support_;
@@ -295,6 +322,7 @@ void ContactHalo::keep(const std::vector<int>& ids) {
 }
 
 void ContactHalo::fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out) {
+  ContactScope scope(timers_, ContactPhase::Halo);
   const Vec3 nan(kNaN, kNaN, kNaN);
   out.assign(surface_.num_vertices(), nan);
   const int lo = range_[rank_], hi = range_[rank_ + 1];

@@ -33,6 +33,7 @@
 
 #include <vector>
 
+#include "contact/contact_timers.hpp"
 #include "contact/surface.hpp"
 #include "core/types.hpp"
 
@@ -64,6 +65,12 @@ class ContactHalo {
   void fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out);
 
   const Stats& stats() const { return stats_; }
+
+  // Exchanges, keep and fetch are timed into `t` (ContactPhase::Halo; received vertices
+  // counted in halo_vertices); null stops timing. Also registers PETSc log events for every
+  // contact phase (once per process, when PETSc is initialised) and hooks them into `t`,
+  // so -log_view lists them (class "weft Contact").
+  void set_timers(ContactTimers* t);
 
  private:
   struct Box {
@@ -98,6 +105,7 @@ class ContactHalo {
   std::vector<Box> my_boxes_, all_boxes_;
   std::vector<int> box_counts_, box_displs_;
   Stats stats_;
+  ContactTimers* timers_ = nullptr;
 };
 
 }  // namespace weft

@@ -312,6 +312,43 @@ TEST(BroadPhase, KinematicOnlyPairsSkipped) {
   EXPECT_TRUE(same_sets(with, brute_force(s, m.x, &dx, 0.0, nullptr, nullptr, &kin)));
 }
 
+TEST(BroadPhase, KinematicGridsMatchBruteForceAcrossLevels) {
+  // Obstacles live in grids of their own: random kinematic strips and single vertices, big
+  // (coarse-level) obstacle and free triangles, fast movers (swept boxes several levels up)
+  // and ownership filters, against the brute force.
+  size_t mixed_levels = 0;
+  BroadPhase bp;
+  for (unsigned seed = 1; seed <= 8; ++seed) {
+    const Mesh m = random_soup(50 + seed, 40, 20, 0.03, 6);
+    const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.0, 0.002, 0.0, 0.004}, int(m.x.size()));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const int nv = int(m.x.size());
+    std::vector<char> kin(nv, 0);
+    for (size_t t = 0; t < m.tris.size(); ++t)
+      if (m.obj[t] == int(seed % 4))
+        for (int v : m.tris[t]) kin[v] = 1;
+    for (int v = 0; v < nv; ++v)
+      if (u(rng) < 0.15) kin[v] = 1;
+    std::vector<Vec3> dx = random_dx(seed, m.x.size(), 0.01, 0.05, 0.4);
+    for (int v = 0; v < nv; ++v)
+      if (kin[v] && u(rng) < 0.5) dx[v].setZero();  // static and moving obstacles
+    const int ranks = 1 + seed % 3;
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<char> pf(nv), ef(s.edges.size());
+      for (int v = 0; v < nv; ++v) pf[v] = std::min(ranks - 1, v * ranks / nv) == r;
+      for (size_t e = 0; e < s.edges.size(); ++e) ef[e] = pf[s.edges[e][0]];
+      Candidates got;
+      bp.find_proximity(s, m.x, 0.02, &pf, &ef, &kin, got);
+      EXPECT_TRUE(same_sets(got, brute_force(s, m.x, nullptr, 0.02, &pf, &ef, &kin))) << "seed " << seed;
+      bp.find_swept(s, m.x, dx, 0.01, &pf, &ef, &kin, got);
+      EXPECT_TRUE(same_sets(got, brute_force(s, m.x, &dx, 0.01, &pf, &ef, &kin))) << "swept seed " << seed;
+      mixed_levels += bp.last_stats().cross_level_pairs;
+    }
+  }
+  EXPECT_GT(mixed_levels, 0u);
+}
+
 TEST(BroadPhase, SweptFindsMidStepCrossing) {
   // Triangle 0 lies in y = 0. Point 3 (on a small triangle carried along with it, above it)
   // falls from y = +1 to y = -1 straight through triangle 0. Far away, edge (6,7) along x

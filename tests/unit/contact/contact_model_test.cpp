@@ -1,0 +1,198 @@
+// ContactModel's reuse paths give exactly what a fresh broad phase gives: the proximity set
+// filtered from the last swept set (a Newton iterate x + alpha dx), with ownership filters,
+// kinematic vertices and NaN (not delivered by the halo) vertices, and the fallback to the
+// broad phase when x leaves the swept boxes or a vertex appears that the swept set lacked.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <Eigen/Geometry>
+
+#include "contact/broad_phase.hpp"
+#include "contact/contact_model.hpp"
+#include "contact/surface.hpp"
+
+using namespace weft;
+
+namespace {
+
+struct Scene {
+  std::vector<Vec3> x;
+  std::vector<Tri> tris;
+  std::vector<int> obj;
+  std::vector<char> kin;
+};
+
+// A jittered n x n cloth folded over itself (layers `gap` apart) resting `gap` above a
+// kinematic 4 x 4 sheet: self pairs, cloth-obstacle pairs and obstacle-only pairs.
+Scene make_scene(int n, double gap, unsigned seed) {
+  Scene s;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  const double L = 1.0 / (n - 1), R = 0.5 * gap, u0 = 0.5, pi = std::acos(-1.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double u = i * L, z = j * L + 0.2 * L * w(rng);
+      Vec3 p;
+      if (u <= u0)
+        p = Vec3(u, 0, z);
+      else if (u <= u0 + pi * R)
+        p = Vec3(u0 + R * std::sin((u - u0) / R), R - R * std::cos((u - u0) / R), z);
+      else
+        p = Vec3(u0 - (u - u0 - pi * R), 2 * R, z);
+      s.x.push_back(p + Vec3(0, gap, 0));
+      s.kin.push_back(0);
+    }
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      const int a = i * n + j, b = a + 1, c = a + n, d = c + 1;
+      s.tris.push_back({a, b, d});
+      s.tris.push_back({a, d, c});
+      s.obj.push_back(0);
+      s.obj.push_back(0);
+    }
+  const int base = static_cast<int>(s.x.size()), m = 4;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) {
+      s.x.push_back(Vec3(-0.2 + 1.4 * i / (m - 1), 0.0, -0.2 + 1.4 * j / (m - 1)));
+      s.kin.push_back(1);
+    }
+  for (int i = 0; i + 1 < m; ++i)
+    for (int j = 0; j + 1 < m; ++j) {
+      const int a = base + i * m + j, b = a + 1, c = a + m, d = c + 1;
+      s.tris.push_back({a, d, b});
+      s.tris.push_back({a, c, d});
+      s.obj.push_back(1);
+      s.obj.push_back(1);
+    }
+  return s;
+}
+
+::testing::AssertionResult same(const Candidates& got, const Candidates& want) {
+  if (got.pt != want.pt) return ::testing::AssertionFailure() << "pt: " << got.pt.size() << " vs " << want.pt.size();
+  if (got.ee != want.ee) return ::testing::AssertionFailure() << "ee: " << got.ee.size() << " vs " << want.ee.size();
+  return ::testing::AssertionSuccess();
+}
+
+struct Fixture {
+  Scene sc;
+  CollisionSurface surf;
+  std::vector<char> pown, eown;
+  ContactParams cp;
+  Fixture(int n, double gap, unsigned seed, int ranks, int rank) : sc(make_scene(n, gap, seed)) {
+    surf = build_collision_surface(sc.tris, sc.obj, {0.0, 5e-4}, static_cast<int>(sc.x.size()));
+    const int nv = static_cast<int>(sc.x.size());
+    pown.assign(nv, 0);
+    for (int v = 0; v < nv; ++v) pown[v] = (v * ranks) / nv == rank;
+    eown.assign(surf.edges.size(), 0);
+    for (size_t e = 0; e < surf.edges.size(); ++e) eown[e] = pown[surf.edges[e][0]];
+    cp.dhat = 1e-3;
+  }
+  ContactModel model() const { return ContactModel(surf, sc.x, sc.kin, {0.4, 0.4}, pown, eown, cp); }
+  Candidates fresh(const std::vector<Vec3>& x) const {
+    BroadPhase bp;
+    Candidates c;
+    bp.find_proximity(surf, x, cp.dhat, &pown, &eown, &sc.kin, c);
+    return c;
+  }
+};
+
+std::vector<Vec3> random_step(size_t n, const std::vector<char>& kin, double scale, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  std::vector<Vec3> dx(n);
+  for (size_t v = 0; v < n; ++v) dx[v] = kin[v] ? Vec3::Zero() : Vec3(scale * w(rng), scale * w(rng), scale * w(rng));
+  return dx;
+}
+
+}  // namespace
+
+TEST(ContactModel, ProximityFromSweptMatchesBroadPhase) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int ranks : {1, 2, 3})
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Fixture f(24, 1.5e-3, 7 + rank, ranks, rank);
+      ContactModel cm = f.model();
+      const size_t nv = f.sc.x.size();
+      for (unsigned it = 0; it < 3; ++it) {
+        const std::vector<Vec3> dx = random_step(nv, f.sc.kin, it == 0 ? 3e-3 : 1e-3, 100 + it);
+        cm.update_swept(f.sc.x, dx);
+        for (double alpha : {1.0, 0.5, 0.3, 1.0 / 3.0, 0.0}) {
+          std::vector<Vec3> x(nv);
+          for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + alpha * dx[v];
+          const long before = cm.timers().proximity_filtered;
+          cm.update_proximity(x);
+          EXPECT_EQ(cm.timers().proximity_filtered, before + 1) << "fast path not taken, alpha " << alpha;
+          EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x))) << "ranks " << ranks << " alpha " << alpha;
+          EXPECT_GT(cm.proximity_set().size(), 0u);
+        }
+      }
+      // Vertices the halo did not deliver at x (NaN) drop out of both sets.
+      std::vector<Vec3> dx = random_step(nv, f.sc.kin, 1e-3, 5);
+      cm.update_swept(f.sc.x, dx);
+      std::vector<Vec3> x(nv);
+      for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + 0.5 * dx[v];
+      for (size_t v = 0; v < nv; v += 7) x[v] = Vec3(nan, nan, nan);
+      long before = cm.timers().proximity_filtered;
+      cm.update_proximity(x);
+      EXPECT_EQ(cm.timers().proximity_filtered, before + 1);
+      EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x)));
+      // A vertex known at x but not in the swept exchange: the broad phase runs.
+      std::vector<Vec3> xs = f.sc.x;
+      for (size_t v = 3; v < nv; v += 11) xs[v] = Vec3(nan, nan, nan);
+      cm.update_swept(xs, dx);
+      for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + 0.5 * dx[v];
+      before = cm.timers().proximity_filtered;
+      cm.update_proximity(x);
+      EXPECT_EQ(cm.timers().proximity_filtered, before);
+      EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x)));
+      // Outside the swept boxes: the broad phase runs.
+      cm.update_swept(f.sc.x, dx);
+      for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + 1.5 * dx[v];
+      before = cm.timers().proximity_filtered;
+      cm.update_proximity(x);
+      EXPECT_EQ(cm.timers().proximity_filtered, before);
+      EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x)));
+    }
+}
+
+TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
+  // A Newton-like sequence: x moves by alpha dx, the next dx is smaller or larger, some
+  // vertices vanish (NaN: not delivered) or appear; every swept set must equal a fresh
+  // broad phase, and most queries must be served without one.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int ranks : {1, 2})
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Fixture f(24, 1.5e-3, 11 + rank, ranks, rank);
+      ContactModel cm = f.model();
+      const size_t nv = f.sc.x.size();
+      std::vector<Vec3> x = f.sc.x;
+      BroadPhase bp;
+      const double scales[] = {2e-2, 4e-3, 3e-3, 1.5e-3, 1e-3, 8e-4, 2e-3, 5e-4, 5e-4, 3e-4, 6e-3, 2e-4, 1e-4};
+      int it = 0;
+      const long before = cm.timers().swept_rebuilds;
+      for (double scale : scales) {
+        std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 300 + it);
+        std::vector<Vec3> xq = x;
+        if (it == 8)  // the halo did not deliver some vertices this time
+          for (size_t v = 0; v < nv; v += 5) xq[v] = Vec3(nan, nan, nan);
+        cm.update_swept(xq, dx);
+        Candidates want;
+        bp.find_swept(f.surf, xq, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+        EXPECT_TRUE(same(cm.swept_set(), want)) << "ranks " << ranks << " query " << it;
+        // The proximity set at the next iterate, from this swept set.
+        for (size_t v = 0; v < nv; ++v) x[v] = x[v] + 0.7 * dx[v];
+        std::vector<Vec3> xp = x;
+        if (it == 8)
+          for (size_t v = 0; v < nv; v += 5) xp[v] = Vec3(nan, nan, nan);
+        cm.update_proximity(xp);
+        EXPECT_TRUE(same(cm.proximity_set(), f.fresh(xp))) << "proximity after query " << it;
+        ++it;
+      }
+      const long rebuilds = cm.timers().swept_rebuilds - before;
+      EXPECT_GE(rebuilds, 2);                 // the first query, and the vertices reappearing
+      EXPECT_LT(rebuilds, long(it) - 3);      // most served from the skin set
+    }
+}

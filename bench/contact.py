@@ -360,9 +360,15 @@ def main():
             commit = "?"
         import sys
         data["meta"] = {"host": platform.node(), "nproc": os.cpu_count()}
-        data.setdefault("labels", {})[args.label] = {
-            "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
-            "command": "/usr/bin/python3 " + " ".join(sys.argv), "load_before": loadavg()}
+        cmdline = "/usr/bin/python3 " + " ".join(sys.argv)
+        prev = data.setdefault("labels", {}).get(args.label)
+        if prev and args.label in data.get("runs", {}):  # adding configurations to a label
+            prev["command"] += " ; " + cmdline
+            prev["date"] += " / " + datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+        else:
+            data["labels"][args.label] = {
+                "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
+                "command": cmdline, "load_before": loadavg()}
         runs = data.setdefault("runs", {}).setdefault(args.label, {})
         for name in args.configs.split(","):
             runs[name] = run_config(args, name)

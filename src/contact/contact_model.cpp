@@ -400,7 +400,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   for (const auto& f : friction_) add(f.ids);
   // Sorted and unique: a counting sort on the row, then each row's few columns (the
   // couplings of a crowded stack run to millions before deduplication).
-  const size_t nv = kinematic_.size(), n = out.size();
+  const size_t nv = surface_.vertex_offset.size(), n = out.size();  // vertex count
   auto& count = couple_count_;
   auto& tmp = couple_tmp_;
   count.assign(nv + 1, 0);

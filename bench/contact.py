@@ -97,7 +97,8 @@ def warm_file(args, case, res, frames):
 def run_config(args, name):
     case, res, ranks, warm, frames = CONFIGS[name]
     wpath, wcmd = warm_file(args, case, res, warm)
-    cmd = MPI + ["-n", str(ranks), os.path.join(args.build, "bin", "bench-contact"), "--case", case,
+    exe = args.bench_exe or os.path.join(args.build, "bin", "bench-contact")
+    cmd = MPI + ["-n", str(ranks), exe, "--case", case,
                  "--restart", wpath, "--frames", str(frames), "--json"] + case_args(case, res)
     best = None
     for rep in range(args.repeats):
@@ -184,7 +185,7 @@ def fmt_rate(v):
     return f"{v:.0f}"
 
 
-def report(data):
+def report(data, compare=None):
     meta = data["meta"]
     labels = list(data["runs"])
     L = []
@@ -203,13 +204,53 @@ def report(data):
     L.append("- time split (mean over ranks, so the parts add up to the step's wall time): **contact** = every "
              "contact phase (ContactTimers: halo, proximity and swept broad phase, coupling pattern incl. matrix "
              "re-preallocation, barrier assembly, barrier energy in line-search trials, friction lag / assembly / "
-             "energy, CCD, gap); **solve** = KSP; **elastic** = inertia + membrane + bending + strain-limit "
-             "assembly; **other** = the rest (elastic energies of line-search trials, vector updates, MPI waits "
+             "energy, CCD, gap); **solve** = KSP; **elastic** = the rest of the assembly: inertia, membrane, bending, "
+             "strain limit and the final MatAssembly / VecAssembly (which also moves the off-process contact entries, "
+             "hence its growth at 2 ranks in the stack); **other** = the rest (elastic energies of line-search trials, vector updates, MPI waits "
              "outside contact phases).")
     L.append("- CPU s/iteration: the busiest rank's thread CPU time per Newton iteration (a rank waiting in MPI "
              "polls, so waits count too); with other jobs on the cores the wall time is inflated by ~1 / CPU share.")
     L.append("- throughput per core = items summed over ranks / thread CPU seconds summed over ranks (load-robust); "
              "imbalance = slowest rank's CPU time / mean, per phase.\n")
+    if "notes" in data:
+        L.append("## Notes\n")
+        L.extend(data["notes"])
+        L.append("")
+    if len(labels) >= 2:
+        first, last = labels[0], labels[-1]
+        if compare:
+            first, last = compare
+        L.append(f"## Summary: `{first}` -> `{last}`\n")
+        L.append("ms per Newton iteration (mean over ranks) and contact share of the wall time; the same "
+                 "warm start and steps, so the same Newton iterations. Wall times carry the machine's load "
+                 "(see the CPU share columns below); CPU s/iteration is the busiest rank's thread CPU time.\n")
+        L.append("| config | contact % | s/iteration | CPU s/iteration | contact ms | swept broad | proximity broad | "
+                 "couplings (rebuilds/its) | barrier | friction | CCD | solve ms |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name in CONFIGS:
+            a, b = data["runs"][first].get(name), data["runs"][last].get(name)
+            if not a or not b or a["status"] != "ok" or b["status"] != "ok":
+                continue
+            sa, sb = summary(a), summary(b)
+
+            def ms(s, *ps):
+                return 1e3 * sum(s["phases"][p]["wall_mean"] for p in ps) / max(1, s["newton"])
+
+            def pair(fa, fb, fmt="{:.1f}"):
+                return fmt.format(fa) + " -> " + fmt.format(fb)
+
+            L.append(f"| {name} | {pair(100 * sa['contact_share'], 100 * sb['contact_share'])} | "
+                     f"{pair(sa['per_iter'], sb['per_iter'], '{:.3f}')} | "
+                     f"{pair(sa['cpu_per_iter'], sb['cpu_per_iter'], '{:.3f}')} | "
+                     f"{pair(1e3 * sa['contact'] / max(1, sa['newton']), 1e3 * sb['contact'] / max(1, sb['newton']))} | "
+                     f"{pair(ms(sa, 'swept_broad'), ms(sb, 'swept_broad'))} | "
+                     f"{pair(ms(sa, 'proximity_broad'), ms(sb, 'proximity_broad'))} | "
+                     f"{pair(ms(sa, 'couplings'), ms(sb, 'couplings'))} ({sa['rebuilds']} -> {sb['rebuilds']} / {sb['newton']}) | "
+                     f"{pair(ms(sa, 'barrier', 'barrier_energy'), ms(sb, 'barrier', 'barrier_energy'))} | "
+                     f"{pair(ms(sa, 'friction', 'friction_energy', 'friction_lag'), ms(sb, 'friction', 'friction_energy', 'friction_lag'))} | "
+                     f"{pair(ms(sa, 'ccd'), ms(sb, 'ccd'))} | "
+                     f"{pair(1e3 * sa['solve'] / max(1, sa['newton']), 1e3 * sb['solve'] / max(1, sb['newton']))} |")
+        L.append("")
     for label in labels:
         runs = data["runs"][label]
         info = data.get("labels", {}).get(label, {})
@@ -299,14 +340,12 @@ def report(data):
         for name, r in runs.items():
             L.append(f"- {name}: `{r['command']}` (warm start: `{r['warm_command']}`)")
         L.append("")
-    if "notes" in data:
-        L.append("## Notes\n")
-        L.extend(data["notes"])
+
     with open(os.path.join(RESULTS, "contact.md"), "w") as f:
         f.write("\n".join(L) + "\n")
 
 
-def plot(data):
+def plot(data, compare=None):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -314,29 +353,41 @@ def plot(data):
     except ImportError:
         print("matplotlib missing: no plot (apt-get install -y python3-matplotlib)")
         return
-    bars = []
-    for label, runs in data["runs"].items():
-        for name, r in runs.items():
-            if r["status"] == "ok":
-                bars.append((f"{name}\n{label}", summary(r)))
-    if not bars:
-        return
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(bars) + 3), 5))
+    labels = list(compare) if compare else list(data["runs"])[-2:]
+    short = {lab: ("before" if k == 0 else "after") if len(labels) == 2 else lab for k, lab in enumerate(labels)}
+    groups = [[n for n in CONFIGS if n.startswith("drape")], [n for n in CONFIGS if n.startswith("stack")]]
     parts = PHASES + ["elastic", "solve", "other"]
-    for i, (name, s) in enumerate(bars):
-        bottom = 0.0
-        for p in parts:
-            v = s["phases"][p]["wall_mean"] if p in PHASES else s[p]
-            v = 1e3 * v / max(1, s["newton"])
-            ax.bar(i, v, bottom=bottom, color=COLORS[p], label=p if i == 0 else None, edgecolor="white", linewidth=0.3)
-            bottom += v
-        ax.text(i, bottom, f"{100 * s['contact_share']:.0f}%", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(bars)))
-    ax.set_xticklabels([b[0] for b in bars], fontsize=7)
-    ax.set_ylabel("ms per Newton iteration (mean over ranks)")
-    ax.set_title("Contact benchmark: time per Newton iteration (label: contact share)")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
+    for ax, names in zip(axes, groups):
+        ticks, ticklabels, x = [], [], 0.0
+        for name in names:
+            for lab in labels:
+                r = data["runs"].get(lab, {}).get(name)
+                if not r or r["status"] != "ok":
+                    continue
+                s = summary(r)
+                bottom = 0.0
+                for p in parts:
+                    v = s["phases"][p]["wall_mean"] if p in PHASES else s[p]
+                    v = 1e3 * v / max(1, s["newton"])
+                    ax.bar(x, v, bottom=bottom, color=COLORS[p], edgecolor="white", linewidth=0.3,
+                           label=p if (ax is axes[0] and name == names[0] and lab == labels[0]) else None)
+                    bottom += v
+                ax.text(x, bottom, f"{100 * s['contact_share']:.0f}%", ha="center", va="bottom", fontsize=8)
+                ticks.append(x)
+                ticklabels.append(f"{name}\n{short[lab]}")
+                x += 1.0
+            x += 0.6
+        ax.set_xticks(ticks)
+        ax.set_xticklabels(ticklabels, fontsize=8)
+        ax.set_ylabel("ms per Newton iteration (mean over ranks)")
+    axes[0].set_title("drape_default (64x64 at 1 and 2 ranks, 90x90 at 2)", fontsize=10)
+    axes[1].set_title("cloth_stack (1 and 2 ranks)", fontsize=10)
+    fig.suptitle("Contact benchmark: time per Newton iteration, " + " vs ".join(f"{short[l]} = {l}" for l in labels)
+                 + " (label: contact share)", fontsize=10)
+    handles, names_ = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names_, fontsize=8, ncol=1, loc="center right")
+    fig.tight_layout(rect=(0, 0, 0.88, 0.95))
     fig.savefig(os.path.join(RESULTS, "contact.png"), dpi=110)
 
 
@@ -349,6 +400,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--warm-dir", default=None)
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--bench-exe", default=None,
+                    help="bench-contact binary to time (default: BUILD/bin/bench-contact), e.g. an older build for "
+                         "a before/after comparison; the warm checkpoints still come from BUILD/bin/weft")
+    ap.add_argument("--compare", nargs=2, default=None, metavar=("LABEL_A", "LABEL_B"),
+                    help="the summary table's two labels (default: the first and the last)")
     args = ap.parse_args()
     args.warm_dir = args.warm_dir or os.path.join(args.build, "contact_warm")
     path = os.path.join(RESULTS, "contact.json")
@@ -360,9 +416,15 @@ def main():
             commit = "?"
         import sys
         data["meta"] = {"host": platform.node(), "nproc": os.cpu_count()}
-        data.setdefault("labels", {})[args.label] = {
-            "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
-            "command": "/usr/bin/python3 " + " ".join(sys.argv), "load_before": loadavg()}
+        cmdline = "/usr/bin/python3 " + " ".join(sys.argv)
+        prev = data.setdefault("labels", {}).get(args.label)
+        if prev and args.label in data.get("runs", {}):  # adding configurations to a label
+            prev["command"] += " ; " + cmdline
+            prev["date"] += " / " + datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+        else:
+            data["labels"][args.label] = {
+                "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "commit": commit,
+                "command": cmdline, "load_before": loadavg()}
         runs = data.setdefault("runs", {}).setdefault(args.label, {})
         for name in args.configs.split(","):
             runs[name] = run_config(args, name)
@@ -371,8 +433,13 @@ def main():
         data["labels"][args.label]["load_after"] = loadavg()
         with open(path, "w") as f:
             json.dump(data, f, indent=1)
-    report(data)
-    plot(data)
+    data.setdefault("compare", data.get("compare"))
+    if args.compare:
+        data["compare"] = list(args.compare)
+        with open(path, "w") as f:
+            json.dump(data, f, indent=1)
+    report(data, data.get("compare"))
+    plot(data, data.get("compare"))
 
 
 if __name__ == "__main__":

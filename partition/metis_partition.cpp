@@ -32,7 +32,7 @@ VertexGraph build_vertex_graph(int n, const std::vector<std::vector<int>>& eleme
   return g;
 }
 
-std::vector<int> partition_graph(const VertexGraph& g, int parts) {
+std::vector<int> partition_graph(const VertexGraph& g, int parts, const std::vector<int>* weights) {
   const int n = g.num_vertices();
   std::vector<int> part(n, 0);
   if (parts <= 1 || n == 0) return part;
@@ -44,8 +44,12 @@ std::vector<int> partition_graph(const VertexGraph& g, int parts) {
   options[METIS_OPTION_SEED] = 1;  // fixed seed: all ranks agree without communicating
   options[METIS_OPTION_CONTIG] = 0;
   std::vector<idx_t> xadj(g.xadj.begin(), g.xadj.end()), adj(g.adjncy.begin(), g.adjncy.end());
-  std::vector<idx_t> out(n);
-  int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adj.data(), nullptr, nullptr, nullptr, &np,
+  std::vector<idx_t> out(n), vwgt;
+  if (weights && static_cast<int>(weights->size()) == n &&
+      std::any_of(weights->begin(), weights->end(), [](int w) { return w > 0; }))
+    vwgt.assign(weights->begin(), weights->end());
+  int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adj.data(), vwgt.empty() ? nullptr : vwgt.data(), nullptr,
+                               nullptr, &np,
                                nullptr, nullptr, options, &cut, out.data());
   if (rc != METIS_OK) throw RuntimeFailure("METIS_PartGraphKway failed (code " + std::to_string(rc) + ")");
   std::copy(out.begin(), out.end(), part.begin());

@@ -18,8 +18,9 @@ struct VertexGraph {
 VertexGraph build_vertex_graph(int num_vertices, const std::vector<std::vector<int>>& elements);
 
 // Part id per vertex, in [0, parts). Deterministic: every rank computing it gets the same
-// answer, so no broadcast is needed. parts == 1 skips METIS.
-std::vector<int> partition_graph(const VertexGraph& g, int parts);
+// answer, so no broadcast is needed. parts == 1 skips METIS. weights (optional, >= 0, not
+// all 0): METIS balances their sums over the parts instead of the vertex counts.
+std::vector<int> partition_graph(const VertexGraph& g, int parts, const std::vector<int>* weights = nullptr);
 
 struct PartitionQuality {
   std::vector<int> part_sizes;

@@ -403,8 +403,25 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   }
   // Friction pairs keep their stencil for the whole lagged solve.
   for (const auto& f : friction_) add(f.ids);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  // Sorted and unique: a counting sort on the row, then each row's few columns (the
+  // couplings of a crowded stack run to millions before deduplication).
+  const size_t nv = surface_.vertex_offset.size(), n = out.size();  // vertex count
+  auto& count = couple_count_;
+  auto& tmp = couple_tmp_;
+  count.assign(nv + 1, 0);
+  for (const auto& c : out) ++count[c.first + 1];
+  for (size_t v = 0; v < nv; ++v) count[v + 1] += count[v];
+  tmp.resize(n);
+  for (const auto& c : out) tmp[count[c.first]++] = c;
+  out.clear();
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && tmp[j].first == tmp[i].first) ++j;
+    std::sort(tmp.begin() + i, tmp.begin() + j);
+    for (size_t k = i; k < j; ++k)
+      if (k == i || tmp[k].second != tmp[k - 1].second) out.push_back(tmp[k]);
+    i = j;
+  }
   timers_.couplings += static_cast<long>(out.size());
 }
 

@@ -131,6 +131,8 @@ class ContactModel {
   std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
   bool skin_valid_ = false;
+  mutable std::vector<int> couple_count_;                 // active_couplings scratch
+  mutable std::vector<std::pair<int, int>> couple_tmp_;
   std::vector<FrictionPair> friction_;
   std::vector<Vec3> x_ref_;
   mutable ContactTimers timers_;

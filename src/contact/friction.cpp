@@ -252,8 +252,9 @@ LocalEnergy<N> friction_potential(const TangentOperator<N>& T, const VecN<N>& dx
   out.gradient = (mu_lambda * f1x) * (T * u);
   Mat2 inner = f1x * Mat2::Identity();
   if (y > 0.0) inner += friction_df1_over_x(y, eps) * u * u.transpose();
-  inner = project_to_psd<2>(inner);
-  out.hessian = mu_lambda * T * inner * T.transpose();
+  inner = project_to_psd_2x2(inner);
+  const TangentOperator<N> Ti = mu_lambda * T * inner;
+  out.hessian.noalias() = Ti.lazyProduct(T.transpose());
   return out;
 }
 

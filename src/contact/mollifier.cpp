@@ -37,7 +37,7 @@ Mat12 edge_edge_cross_sq_hessian(const Vec3& ea0, const Vec3& ea1, const Vec3& e
   J.block<3, 3>(0, 3) = I;
   J.block<3, 3>(3, 6) = -I;
   J.block<3, 3>(3, 9) = I;
-  return J.transpose() * H * J;
+  return J.transpose().lazyProduct(H).lazyProduct(J);
 }
 
 double mollifier(double c, double eps_x) {

@@ -37,7 +37,8 @@ Mat9 plane_kernel_hessian(const Vec3& r, const Vec3& e1, const Vec3& e2) {
   B.block<3, 3>(0, 0) = I;
   B.block<3, 3>(3, 3) = -cross_matrix(e2);
   B.block<3, 3>(3, 6) = cross_matrix(e1);
-  Mat9 H = B.transpose() * Hz * B;
+  // (lazy products: at these sizes Eigen would otherwise pack for its GEMM kernel)
+  Mat9 H = B.transpose().lazyProduct(Hz).lazyProduct(B);
   // Second-order term of the bilinear n(e1, e2): f_n . (de1 x de2).
   const Mat3 M = -cross_matrix(fn);
   H.block<3, 3>(3, 6) += M;

@@ -45,7 +45,7 @@ Mat9 point_line_distance_sq_hessian(const Vec3& p, const Vec3& e0, const Vec3& e
   // f_ee = 2 alpha^2 I - 2 w w^T / ee
   H.block<3, 3>(3, 3) = 2.0 * alpha * alpha * I - 2.0 * w * w.transpose() / ee;
   const Eigen::Matrix<double, 6, 9> J = pe_map();
-  return J.transpose() * H * J;
+  return J.transpose().lazyProduct(H).lazyProduct(J);
 }
 
 }  // namespace weft

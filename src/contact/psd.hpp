@@ -132,6 +132,24 @@ bool symmetric_eigen(double (&a)[N][N], double (&d)[N]) {
 
 }  // namespace detail
 
+// 2 x 2 in closed form: [a b; b c] is PSD iff a, c >= 0 and ac >= b^2 (returned as is);
+// otherwise its eigenvalues are m +- r, m = (a + c) / 2, r = |((a - c) / 2, b)|, and the
+// positive part is (m + r) v v^T with v the unit eigenvector of m + r (or 0).
+inline Mat2 project_to_psd_2x2(const Mat2& A) {
+  const double a = A(0, 0), b = 0.5 * (A(0, 1) + A(1, 0)), c = A(1, 1);
+  if (a >= 0.0 && c >= 0.0 && a * c >= b * b) return A;
+  const double m = 0.5 * (a + c), h = 0.5 * (a - c), r = std::sqrt(h * h + b * b);
+  const double lmax = m + r;
+  if (!(lmax > 0.0)) return Mat2::Zero();
+  // Eigenvector of lmax: (b, lmax - a) or (lmax - c, b), whichever is longer.
+  Vec2 v(b, lmax - a);
+  const Vec2 w(lmax - c, b);
+  if (w.squaredNorm() > v.squaredNorm()) v = w;
+  const double vv = v.squaredNorm();
+  if (!(vv > 0.0)) return Mat2::Zero();
+  return (lmax / vv) * v * v.transpose();
+}
+
 template <int N>
 MatN<N> project_to_psd(const MatN<N>& A) {
   Eigen::SelfAdjointEigenSolver<MatN<N>> es(A);
@@ -163,7 +181,7 @@ MatN<3 * K> project_points_to_psd(const MatN<3 * K>& A) {
     }
     return q;
   }();
-  const MatN<R> C = Q.transpose() * A * Q;
+  const MatN<R> C = Q.transpose().lazyProduct(A).lazyProduct(Q);
   double a[R][R], d[R];
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < R; ++j) a[i][j] = C(i, j);

@@ -94,7 +94,12 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   for (const Tri& t : tris) elems.push_back({t[0], t[1], t[2]});
   for (const auto& h : hinges) elems.push_back({h[0], h[1], h[2], h[3]});
   VertexGraph g = build_vertex_graph(n, elems);
-  std::vector<int> part = partition_graph(g, ranks);
+  // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
+  // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
+  // rank could get a whole obstacle and the other rank most of the cloth.
+  std::vector<int> weight(n);
+  for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
+  std::vector<int> part = partition_graph(g, ranks, &weight);
 
   // 3. Renumber: solver id ordered by (part, input id), so each part is one block.
   s.input_of_solver.resize(n);

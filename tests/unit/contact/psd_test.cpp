@@ -1,0 +1,54 @@
+// The fast PSD projections agree with the reference eigen-decomposition (project_to_psd):
+// the 2 x 2 closed form on random symmetric matrices, and the translation-free projection
+// (with its tridiagonal-QL eigen-solver) on random Hessians of K-point functions that are
+// invariant under a common translation, as every contact potential is.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "contact/psd.hpp"
+
+using namespace weft;
+
+TEST(Psd, TwoByTwoClosedFormMatchesEigen) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  for (int k = 0; k < 20000; ++k) {
+    Mat2 A;
+    A << w(rng), w(rng), 0, w(rng);
+    A(1, 0) = A(0, 1);
+    if (k % 7 == 0) A *= 1e-8;
+    if (k % 11 == 0) A(1, 1) = A(0, 1) * A(0, 1) / A(0, 0);  // singular
+    const Mat2 got = project_to_psd_2x2(A), want = project_to_psd<2>(A);
+    EXPECT_LE((got - want).norm(), 1e-12 * (1.0 + A.norm())) << A;
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Mat2>(got).eigenvalues().minCoeff(), -1e-14 * (1.0 + A.norm()));
+  }
+}
+
+template <int K>
+void check_points(unsigned seed) {
+  constexpr int N = 3 * K;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  for (int k = 0; k < 2000; ++k) {
+    // A = D^T S D with D the (3K - 3) x 3K differences to the first point: A t = 0 for
+    // every common translation t; S symmetric indefinite with a wide range of scales.
+    Eigen::Matrix<double, N - 3, N> D = Eigen::Matrix<double, N - 3, N>::Zero();
+    for (int a = 1; a < K; ++a)
+      for (int d = 0; d < 3; ++d) D(3 * (a - 1) + d, 3 * a + d) = 1.0, D(3 * (a - 1) + d, d) = -1.0;
+    MatN<N - 3> S = MatN<N - 3>::NullaryExpr([&]() { return w(rng); });
+    S = (S + S.transpose()).eval();
+    if (k % 5 == 0) S *= 1e6;
+    if (k % 3 == 0) S = (S * S.transpose()).eval();  // already PSD
+    const MatN<N> A = D.transpose() * S * D;
+    const MatN<N> got = project_points_to_psd<K>(A), want = project_to_psd<N>(A);
+    EXPECT_LE((got - want).norm(), 1e-11 * A.norm()) << "K " << K << " case " << k;
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<MatN<N>>(got).eigenvalues().minCoeff(), -1e-12 * A.norm());
+  }
+}
+
+TEST(Psd, TranslationFreeProjectionMatchesEigen) {
+  check_points<2>(1);
+  check_points<3>(2);
+  check_points<4>(3);
+}

@@ -25,6 +25,11 @@ constexpr double kCouplingReach = 1.0;
 // in the first iterations).
 constexpr double kSkin = 2.0;
 constexpr double kSkinMaxStep = 10.0;
+// ... and none whose growth (kSkin dhat + step) exceeds this fraction of the median rest
+// edge length of the dynamic surface: the skin set grows with ((edge + 2 growth) / edge)^2,
+// and on fine cloth a growth of a few dhat spans several edges (hang_two_corners at 256^2,
+// 3.9 mm edges: 60M skin pairs, 1 GB, against 0.6M swept pairs).
+constexpr double kSkinMaxGrowthPerEdge = 0.5;
 
 }  // namespace
 
@@ -43,6 +48,13 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
   ee_eps_x_.reserve(surface_.edges.size());
   for (const Edge& e : surface_.edges) ee_eps_x_.push_back((rest[e[1]] - rest[e[0]]).squaredNorm());
   for (double o : surface_.vertex_offset) max_offset_ = std::max(max_offset_, o);
+  std::vector<double> len;
+  for (size_t e = 0; e < surface_.edges.size(); ++e)
+    if (!kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]) len.push_back(std::sqrt(ee_eps_x_[e]));
+  if (!len.empty()) {
+    std::nth_element(len.begin(), len.begin() + len.size() / 2, len.end());
+    skin_max_growth_ = kSkinMaxGrowthPerEdge * len[len.size() / 2];
+  }
 }
 
 bool ContactModel::all_kinematic(const int* v, int n) const {
@@ -116,13 +128,26 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   // swept box containing it. Then a pair reported at x has vertex boxes inside its swept
   // vertex boxes, so its (equally grown) primitive boxes overlapped in the swept phase:
   // the swept set holds every pair the broad phase would report at x.
+  // A swept set built in a shifted frame (update_swept) covers x when ONE translation s puts
+  // every vertex inside its box (distances are translation invariant; the set was built with
+  // a margin for the rounding): intersect, per axis, the translations each vertex allows.
+  // The set's extra inflation (2 tol per pair of boxes) absorbs a translation that misses a
+  // vertex box by tol: the median vertex's box is a point, so the translations it allows
+  // and a resting vertex allows meet in a single value, up to rounding.
+  const double tol = swept_shifted_ ? 0.25 * swept_margin_ : 0.0;
+  double slo[3], shi[3];
+  for (int k = 0; k < 3; ++k) slo[k] = shi[k] = 0.0;
+  if (swept_shifted_)
+    for (int k = 0; k < 3; ++k) slo[k] = -std::numeric_limits<double>::infinity(), shi[k] = -slo[k];
   for (int v : surface_.vertices) {
     const Vec3& a = x[v];
     if (!finite3(a)) continue;  // never paired at x
     for (int k = 0; k < 3; ++k) {
       const double s = swept_x_[v][k], e = swept_x_[v][k] + swept_dx_[v][k];
       if (!std::isfinite(s) || !std::isfinite(e)) return false;
-      if (!(std::min(s, e) <= a[k] && a[k] <= std::max(s, e))) return false;
+      slo[k] = std::max(slo[k], a[k] - std::max(s, e));
+      shi[k] = std::min(shi[k], a[k] - std::min(s, e));
+      if (!(slo[k] <= shi[k] + tol)) return false;
     }
   }
   // Keep the swept pairs whose boxes at x overlap: the broad phase's test on the broad
@@ -177,7 +202,7 @@ void ContactModel::update_proximity(const std::vector<Vec3>& x) {
   timers_.proximity_candidates += static_cast<long>(proximity_.size());
 }
 
-void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) {
+void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const Vec3* shift) {
   ContactScope scope(&timers_, ContactPhase::SweptBroad);
   if (x.size() != dx.size() || x.size() != surface_.vertex_offset.size()) {
     // Let the broad phase report the misuse.
@@ -210,16 +235,35 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     double step = 0.0;  // the largest vertex step of this query
     for (int v : surface_.vertices)
       if (vlo_[v][0] < inf) step = std::max(step, (vhi_[v] - vlo_[v]).maxCoeff());
-    if (!(step <= kSkinMaxStep * params_.dhat)) {
+    if (!(step <= kSkinMaxStep * params_.dhat) || !(kSkin * params_.dhat + step <= skin_max_growth_)) {
       // Large steps (the first Newton iterations of a step): the next query rarely fits a
-      // skin grown by this step, and such a skin set is huge. Plain broad phase.
-      broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+      // skin grown by this step, and such a skin set is huge. Plain broad phase, in the
+      // shifted frame when the caller gives one (see the declaration).
+      const bool shifted = shift && shift->allFinite() && shift->squaredNorm() > 0.0;
+      const Vec3 c = shifted ? *shift : Vec3::Zero();
+      swept_x_ = x;
+      swept_dx_ = dx;
+      double infl = params_.dhat;
+      if (shifted) {
+        double scale = 0.0;
+        for (int v : surface_.vertices)
+          if (vlo_[v][0] < inf) {
+            swept_dx_[v] -= c;
+            scale = std::max(scale, std::max(x[v].cwiseAbs().maxCoeff(), (x[v] + dx[v]).cwiseAbs().maxCoeff()));
+          }
+        // Translating by c is exact in real arithmetic only: a margin far above the rounding
+        // of coordinates keeps every pair that can come within dhat (and serves the
+        // proximity queries of the line search's iterates, proximity_from_swept).
+        swept_margin_ = 1e-6 * params_.dhat + 1e-12 * scale;
+        infl += swept_margin_;
+      }
+      broad_phase_.find_swept(surface_, swept_x_, swept_dx_, infl, &point_owned_, &edge_owned_, &kinematic_,
+                              swept_);
       timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
       timers_.swept_candidates += static_cast<long>(swept_.size());
       ++timers_.swept_rebuilds;
       skin_valid_ = false;
-      swept_x_ = x;
-      swept_dx_ = dx;
+      swept_shifted_ = shifted;
       swept_stored_ = true;
       return;
     }
@@ -290,8 +334,10 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   timers_.swept_candidates += static_cast<long>(swept_.size());
   swept_x_ = x;
   swept_dx_ = dx;
+  swept_shifted_ = false;
   swept_stored_ = true;
 }
+
 
 double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const {
   BarrierParams bp;

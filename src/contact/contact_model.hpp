@@ -7,6 +7,7 @@
 // ranks counts every pair exactly once.
 #pragma once
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "ccd/accd.hpp"
@@ -55,8 +56,13 @@ class ContactModel {
   // every vertex box lies inside its skin box only filter that set with the broad phase's
   // own box test, which gives the same pairs in the same order. A vertex box outside its
   // skin box (or a vertex the skin set did not know) rebuilds it; a query with steps over
-  // 10 dhat runs the plain broad phase.
-  void update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
+  // 10 dhat (or a skin wider than half an edge) runs the plain broad phase, in the frame
+  // that moves by `shift` t when one is given: every pairwise distance along x + t dx is
+  // unchanged when all vertices also move by -t shift, so the same pairs can come close,
+  // and a cloth falling as a whole has boxes as long as its step's variation instead of
+  // its step. The caller decides the shift (the same on every rank, so the candidate sets
+  // and the CCD bound do not depend on the rank count).
+  void update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const Vec3* shift = nullptr);
 
   // kappa * sum of barriers over the current set; +inf if a pair is at or inside its offset.
   double barrier_energy(const std::vector<Vec3>& x, double kappa) const;
@@ -125,12 +131,15 @@ class ContactModel {
   double max_offset_ = 0;
   mutable BroadPhase broad_phase_;
   Candidates proximity_, swept_;
-  std::vector<Vec3> swept_x_, swept_dx_;  // the last update_swept's arguments
+  std::vector<Vec3> swept_x_, swept_dx_;  // the last swept query's boxes [x, x + dx] (dx shifted)
   bool swept_stored_ = false;
+  bool swept_shifted_ = false;  // swept_dx_ is dx - c for a common translation c (update_swept)
+  double swept_margin_ = 0.0;   // the extra inflation that shifted set was built with
   Candidates skin_;                          // the swept set's superset (update_swept)
   std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
   bool skin_valid_ = false;
+  double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge
   mutable std::vector<int> couple_count_;                 // active_couplings scratch
   mutable std::vector<std::pair<int, int>> couple_tmp_;
   std::vector<FrictionPair> friction_;

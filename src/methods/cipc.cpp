@@ -2,7 +2,9 @@
 
 #include <petsclog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 
@@ -196,6 +198,39 @@ double CipcStepper::local_energy(const double* xl) const {
     elastic += hinge_bending(x, scene_.hinge_rest[lv_.hinges[k]], nullptr, nullptr, false);
   }
   return inertia + h2 * elastic;
+}
+
+// The mean step of the dynamic vertices, used when it halves the summed box extent of all
+// vertices (obstacles' boxes grow by |c|). Summed in fixed point (units of dhat / 2^20,
+// saturated) so the shift, and with it every candidate set and the CCD bound, is the same
+// bit for bit whatever the rank count and the order of the sums.
+bool CipcStepper::swept_shift(Vec3& c) {
+  const double unit = scene_.spec.dhat / 1048576.0;
+  auto fix = [&](double v) {
+    const double q = std::nearbyint(v / unit);
+    return static_cast<long long>(std::max(-1e11, std::min(1e11, q)));
+  };
+  long long sum[4] = {0, 0, 0, 0};
+  LocalArray pa(p_);
+  const int n_owned = lv_.num_owned();
+  for (int l = 0; l < n_owned; ++l) {
+    if (scene_.kinematic(lv_.vbegin + l)) continue;
+    for (int d = 0; d < 3; ++d) sum[d] += fix(pa.data()[3 * l + d]);
+    ++sum[3];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_LONG_LONG, MPI_SUM, lv_.comm);
+  if (sum[3] == 0) return false;
+  long long ci[3], ext[2] = {0, 0};
+  for (int d = 0; d < 3; ++d) ci[d] = sum[d] / sum[3];
+  for (int l = 0; l < n_owned; ++l)
+    for (int d = 0; d < 3; ++d) {
+      const long long q = fix(pa.data()[3 * l + d]);
+      ext[0] += std::llabs(q);
+      ext[1] += std::llabs(q - ci[d]);
+    }
+  MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_LONG_LONG, MPI_SUM, lv_.comm);
+  for (int d = 0; d < 3; ++d) c[d] = static_cast<double>(ci[d]) * unit;
+  return 2 * ext[1] <= ext[0] && (ci[0] || ci[1] || ci[2]);
 }
 
 void CipcStepper::exchange_halo(Vec x, Vec p) {
@@ -665,7 +700,9 @@ int CipcStepper::newton(StepStats& st) {
     if (contact_) {
       const auto tc = std::chrono::steady_clock::now();
       exchange_halo(x_, p_);
-      contact_->update_swept(xf_, pf_);
+      Vec3 shift;
+      const bool shifted = swept_shift(shift);
+      contact_->update_swept(xf_, pf_, shifted ? &shift : nullptr);
       alpha = contact_->max_step(xf_, pf_, &st.ccd_queries);
       MPI_Allreduce(MPI_IN_PLACE, &alpha, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
       st.contact_s += seconds_since(tc);

@@ -71,6 +71,9 @@ class CipcStepper {
   // Contact halo exchange (data flow 2a): xf_ (and pf_ from p when given) with every vertex
   // this rank's contact pairs can reach; NaN elsewhere.
   void exchange_halo(Vec x, Vec p);
+  // The common translation of the search direction p_ for the swept broad phase
+  // (ContactModel::update_swept); false when it would not shrink the boxes.
+  bool swept_shift(Vec3& c);
   int newton(StepStats& st);
   // Energy + gradient (into g_, ghost-summed) + projected Hessian (into sys_).
   double assemble(const double* xl);

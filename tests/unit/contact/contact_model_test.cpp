@@ -12,6 +12,7 @@
 
 #include "contact/broad_phase.hpp"
 #include "contact/contact_model.hpp"
+#include "contact/distance_type.hpp"
 #include "contact/surface.hpp"
 
 using namespace weft;
@@ -194,5 +195,77 @@ TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
       const long rebuilds = cm.timers().swept_rebuilds - before;
       EXPECT_GE(rebuilds, 2);                 // the first query, and the vertices reappearing
       EXPECT_LT(rebuilds, long(it) - 3);      // most served from the skin set
+    }
+}
+
+TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {
+  // A cloth moving as a whole (the first Newton iterations of a falling or swinging cloth):
+  // the swept query runs in the frame that moves with it (the caller's shift). Every pair that comes within
+  // dhat + offset somewhere along x + t dx (sampled) must still be in the set, the set must
+  // be far smaller than the unshifted one, and the proximity sets of the line
+  // search's iterates must come from it, equal to a fresh broad phase.
+  for (int ranks : {1, 2})
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Fixture f(24, 1.5e-3, 21 + rank, ranks, rank);
+      ContactModel cm = f.model();
+      const size_t nv = f.sc.x.size();
+      std::vector<Vec3> dx = random_step(nv, f.sc.kin, 1.5e-3, 77 + rank);
+      const Vec3 bulk(0.08, -0.05, 0.03);  // 2-3 edge lengths: crosses the sheet below
+      for (size_t v = 0; v < nv; ++v)
+        if (!f.sc.kin[v]) dx[v] += bulk;
+      cm.update_swept(f.sc.x, dx, &bulk);
+      const Candidates& got = cm.swept_set();
+      BroadPhase bp;
+      Candidates plain;
+      bp.find_swept(f.surf, f.sc.x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, plain);
+      ASSERT_GT(got.size(), 0u);
+      // (Neither set contains the other: both are box supersets of the close pairs. The
+      // coarse sheet's boxes now sweep by -c, so its pairs do not shrink; the fold's do.)
+      EXPECT_LT(3 * got.size(), plain.size()) << got.size() << " vs " << plain.size();
+      auto at = [&](int v, double t) { return Vec3(f.sc.x[v] + t * dx[v]); };
+      int close = 0;
+      for (const auto& p : plain.pt) {
+        const Tri& t = f.surf.triangles[p.t];
+        const double reach = f.cp.dhat + 0.5 * (f.surf.vertex_offset[p.v] + f.surf.triangle_offset[p.t]);
+        double dmin = 1e300;
+        for (int s = 0; s <= 200; ++s) {
+          const double tt = s / 200.0;
+          dmin = std::min(dmin, point_triangle_distance_sq(at(p.v, tt), at(t[0], tt), at(t[1], tt), at(t[2], tt)));
+        }
+        if (dmin < reach * reach) {
+          ++close;
+          EXPECT_TRUE(std::binary_search(got.pt.begin(), got.pt.end(), p)) << "PT " << p.v << " " << p.t;
+        }
+      }
+      for (const auto& p : plain.ee) {
+        const Edge &a = f.surf.edges[p.ea], &b = f.surf.edges[p.eb];
+        const double reach = f.cp.dhat + 0.5 * (f.surf.edge_offset[p.ea] + f.surf.edge_offset[p.eb]);
+        double dmin = 1e300;
+        for (int s = 0; s <= 200; ++s) {
+          const double tt = s / 200.0;
+          dmin = std::min(dmin, edge_edge_distance_sq(at(a[0], tt), at(a[1], tt), at(b[0], tt), at(b[1], tt)));
+        }
+        if (dmin < reach * reach) {
+          ++close;
+          EXPECT_TRUE(std::binary_search(got.ee.begin(), got.ee.end(), p)) << "EE " << p.ea << " " << p.eb;
+        }
+      }
+      EXPECT_GT(close, 100);  // self pairs of the fold and pairs with the sheet it crosses
+      for (double alpha : {1.0, 0.5, 0.25, 0.0}) {
+        std::vector<Vec3> x(nv);
+        for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + alpha * dx[v];
+        const long before = cm.timers().proximity_filtered;
+        cm.update_proximity(x);
+        EXPECT_EQ(cm.timers().proximity_filtered, before + 1) << "fast path not taken, alpha " << alpha;
+        EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x))) << "ranks " << ranks << " alpha " << alpha;
+      }
+      // A vertex that left the swept box by more than the common motion allows: fresh.
+      std::vector<Vec3> x(nv);
+      for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + 0.5 * dx[v];
+      x[5] += Vec3(0.02, 0, 0);
+      const long before = cm.timers().proximity_filtered;
+      cm.update_proximity(x);
+      EXPECT_EQ(cm.timers().proximity_filtered, before);
+      EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x)));
     }
 }

@@ -37,6 +37,7 @@ CONFIGS = {
     "drape64x1": ("cases/drape_default.yaml", 64, 1, 8, 2),
     "drape64x2": ("cases/drape_default.yaml", 64, 2, 8, 2),
     "drape90x2": ("cases/drape_default.yaml", 90, 2, 8, 2),
+    "pair128x2": ("bench/cases/drape_pair.yaml", None, 2, 8, 2),
     "stack x1": ("cases/cloth_stack.yaml", None, 1, 5, 2),
     "stack x2": ("cases/cloth_stack.yaml", None, 2, 5, 2),
 }
@@ -200,7 +201,9 @@ def report(data, compare=None):
              "MUMPS on 2), so 1 and 2 ranks take the same Newton iterations from the same start.")
     L.append("- each configuration starts from a warm checkpoint (weft run for the warm-up frames: the cloth is on "
              "the sphere / the panels are piling up) and times the next steps; `drape90` is drape_default at "
-             "90x90 (8100 cloth vertices, ~2x 64x64) for weak scaling.")
+             "90x90 (8100 cloth vertices, ~2x 64x64) for weak scaling; `pair128` is `bench/cases/drape_pair.yaml`, two "
+             "drape_default scenes side by side in one 128x64 cloth (the same mesh spacing), the replicated-subdomain "
+             "weak-scaling companion.")
     L.append("- time split (mean over ranks, so the parts add up to the step's wall time): **contact** = every "
              "contact phase (ContactTimers: halo, proximity and swept broad phase, coupling pattern incl. matrix "
              "re-preallocation, barrier assembly, barrier energy in line-search trials, friction lag / assembly / "
@@ -333,6 +336,22 @@ def report(data, compare=None):
                      f"solve {1e3 * s1['solve'] / max(1, s1['newton']):.1f} ms vs {1e3 * s2['solve'] / max(1, s2['newton']):.1f} ms; "
                      f"elastic {1e3 * s1['elastic'] / max(1, s1['newton']):.1f} ms vs "
                      f"{1e3 * s2['elastic'] / max(1, s2['newton']):.1f} ms")
+        dp = runs.get("pair128x2")
+        if d1 and dp and d1["status"] == "ok" and dp["status"] == "ok":
+            s1, s2 = summary(d1), summary(dp)
+            e_step, e_it = s1["per_step"] / s2["per_step"], s1["per_iter"] / s2["per_iter"]
+            L.append(f"- weak scaling, replicated subdomain (drape 64x64 on 1 rank vs bench/cases/drape_pair.yaml, two "
+                     f"drapes side by side in one 128x64 cloth, on 2 ranks: {dp['dynamic_vertices'] / 2:.0f} cloth "
+                     f"vertices per rank): per step {s1['per_step']:.2f} s vs {s2['per_step']:.2f} s -> "
+                     f"**{100 * e_step:.0f}%** ({s1['newton']} vs {s2['newton']} Newton iterations over {s1['steps']} "
+                     f"steps); per Newton iteration **{100 * e_it:.0f}%** -> {'met' if e_step >= 0.8 else 'NOT met'} "
+                     f"per step, {'met' if e_it >= 0.8 else 'NOT met'} per iteration")
+            c1 = s1["contact"] / max(1, s1["newton"])
+            c2 = s2["contact"] / max(1, s2["newton"])
+            L.append(f"  - per iteration: contact {1e3 * c1:.1f} ms vs {1e3 * c2:.1f} ms; "
+                     f"solve {1e3 * s1['solve'] / max(1, s1['newton']):.1f} ms vs {1e3 * s2['solve'] / max(1, s2['newton']):.1f} ms; "
+                     f"elastic {1e3 * s1['elastic'] / max(1, s1['newton']):.1f} ms vs "
+                     f"{1e3 * s2['elastic'] / max(1, s2['newton']):.1f} ms")
         if d1 and d2 and d1["status"] == "ok" and d2["status"] == "ok":
             s1, s2 = summary(d1), summary(d2)
             L.append(f"- (strong scaling, drape 64x64: 2 ranks {s1['per_step'] / s2['per_step']:.2f}x faster per step)")
@@ -355,7 +374,7 @@ def plot(data, compare=None):
         return
     labels = list(compare) if compare else list(data["runs"])[-2:]
     short = {lab: ("before" if k == 0 else "after") if len(labels) == 2 else lab for k, lab in enumerate(labels)}
-    groups = [[n for n in CONFIGS if n.startswith("drape")], [n for n in CONFIGS if n.startswith("stack")]]
+    groups = [[n for n in CONFIGS if n.startswith(("drape", "pair"))], [n for n in CONFIGS if n.startswith("stack")]]
     parts = PHASES + ["elastic", "solve", "other"]
     fig, axes = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
     for ax, names in zip(axes, groups):

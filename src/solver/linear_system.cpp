@@ -241,8 +241,21 @@ void LinearSystem::end_assembly() {
 }
 
 void LinearSystem::new_time_step() {
-  // A fresh matrix per step: GAMG composes its graph and aggregates on the Mat object,
-  // and the contact pattern restarts from this step's pairs.
+  // A direct solve (preonly + Cholesky/LU) whose matrix kept the element pattern all step
+  // (no contact couplings) keeps matrix and KSP: the next step's pattern is the same, so the
+  // factorisation's ordering and symbolic analysis (sequential in MUMPS) are reused. They
+  // are deterministic functions of the pattern, so a restart, which analyses afresh,
+  // reproduces the run bit for bit.
+  int had_couplings = std::any_of(extra_cols_.begin(), extra_cols_.end(),
+                                  [](const std::vector<int>& e) { return !e.empty(); });
+  MPI_Allreduce(MPI_IN_PLACE, &had_couplings, 1, MPI_INT, MPI_MAX, lv_.comm);  // a collective decision
+  if (factor_pc_ && !reuse_factor_ && !had_couplings && ksp_) {
+    first_solve_in_step_ = true;
+    ++pattern_kept_;
+    return;
+  }
+  // Otherwise a fresh matrix per step: GAMG composes its graph and aggregates on the Mat
+  // object, and the contact pattern restarts from this step's pairs.
   for (auto& e : extra_cols_) e.clear();
   create_matrix();
   // A fresh KSP per step: preconditioner state (GAMG hierarchy, Chebyshev eigenvalue

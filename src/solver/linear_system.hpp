@@ -47,6 +47,8 @@ class LinearSystem {
   // Numeric factorisations so far (factorisation preconditioners only): with a Krylov
   // KSP they are reused across Newton iterations, see solve().
   long factorizations() const { return factorizations_; }
+  // Steps that kept the matrix, the KSP and the symbolic factorisation (new_time_step).
+  int pattern_kept() const { return pattern_kept_; }
 
  private:
   void configure_solver();
@@ -63,6 +65,7 @@ class LinearSystem {
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   MatNullSpace nullspace_ = nullptr;
   bool first_solve_in_step_ = true;
+  int pattern_kept_ = 0;        // steps that kept matrix, KSP and symbolic factorisation
   bool factor_pc_ = false;      // PC is a (Cholesky/LU) factorisation
   bool reuse_factor_ = false;   // ... applied by a Krylov method, so an old factor still serves
   PetscReal rtol_ = 0, abstol_ = 0, dtol_ = 0;  // as configured (case, then command line)

@@ -131,3 +131,48 @@ TEST(LinearSystemReuse, KeepsAGoodFactorAndDropsABadOne) {
     EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s3.norm, 1e-8 * s3.norm);
   }
 }
+
+TEST(LinearSystemReuse, DirectSolveKeepsTheSymbolicFactorisationAcrossSteps) {
+  // preonly + Cholesky (CHOLMOD on 1 rank, MUMPS on several): a step whose matrix kept the
+  // element pattern keeps matrix and KSP, so the next step only refactors numerically; a
+  // step with contact couplings starts the next one from a fresh matrix.
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  weft::CaseSpec spec = small_case();
+  spec.linear.ksp = "preonly";
+  const weft::Scene scene = weft::build_scene(spec, ranks);
+  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  weft::LinearSystem sys(scene, lv, spec.linear);
+  sys.new_time_step();  // (the constructor's fresh matrix and KSP serve the first step)
+  const int k0 = sys.pattern_kept();
+  assemble(sys, scene, lv, 1.0, 10.0);
+  const Solve s1 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_LT(s1.residual, 1e-10);
+  const Mat A = sys.matrix();
+
+  sys.new_time_step();
+  EXPECT_EQ(sys.pattern_kept(), k0 + 1);
+  EXPECT_EQ(sys.matrix(), A);
+  assemble(sys, scene, lv, 2.0, 10.0);
+  const Solve s2 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_LT(s2.residual, 1e-10);  // refactored with the new values, not the old factor
+  EXPECT_EQ(sys.factorizations(), 2);
+
+  // A coupling between two free vertices far apart in the mesh: the pattern grows.
+  int a = -1, b = -1;
+  for (int v = 0; v < scene.num_vertices && (a < 0 || b < 0); ++v)
+    if (!scene.kinematic(v)) (a < 0 ? a : b) = v;
+  b = scene.num_vertices - 1;
+  while (scene.kinematic(b)) --b;
+  EXPECT_TRUE(sys.set_contact_couplings({{a, b}, {b, a}}));
+  assemble(sys, scene, lv, 1.0, 10.0);
+  const Solve s3 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_LT(s3.residual, 1e-10);
+  EXPECT_NEAR(s3.norm, s1.norm, 1e-10 * s1.norm);  // the same matrix as step 1
+  sys.new_time_step();
+  EXPECT_EQ(sys.pattern_kept(), k0 + 1);  // rebuilt: the couplings belonged to the last step
+  assemble(sys, scene, lv, 2.0, 10.0);
+  EXPECT_NEAR(solve(sys, lv.comm, lv.num_owned()).norm, s2.norm, 1e-10 * s2.norm);
+  sys.new_time_step();
+  EXPECT_EQ(sys.pattern_kept(), k0 + 2);
+}

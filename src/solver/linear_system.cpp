@@ -14,6 +14,8 @@ void check(PetscErrorCode ierr, const char* what) {
   if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what + " (code " + std::to_string(ierr) + ")");
 }
 
+constexpr int kSmallSystemVertices = 8192;  // see configure_solver: MUMPS ordering
+
 // A default the command line can still override.
 void set_default_option(const char* name, const char* value) {
   PetscBool has = PETSC_FALSE;
@@ -68,7 +70,7 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
 
 void LinearSystem::configure_solver() {
   KSPDestroy(&ksp_);
-  // Defaults: a sparse Cholesky on one rank (CHOLMOD), CG + GAMG on many; the case's
+  // Defaults: a sparse Cholesky on one rank (MUMPS), CG + GAMG on many; the case's
   // solver.linear and then the command line (KSPSetFromOptions) override them.
   check(KSPCreate(lv_.comm, &ksp_), "KSPCreate");
   check(KSPSetOperators(ksp_, A_, A_), "KSPSetOperators");
@@ -76,9 +78,9 @@ void LinearSystem::configure_solver() {
   check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   std::string ksp_type = spec_.ksp, pc_type = spec_.pc;
   if (ksp_type.empty() && pc_type.empty()) {
-    // One rank: a fresh CHOLMOD factor per Newton iteration. (Keeping the factor as a CG
-    // preconditioner, see solve(), does not pay on the strain-limited and contact cases:
-    // the barrier Hessians change too much between iterations, bench/README.md.)
+    // One rank: a fresh sparse Cholesky factor per Newton iteration. (Keeping the factor as
+    // a CG preconditioner, see solve(), does not pay on the strain-limited and contact
+    // cases: the barrier Hessians change too much between iterations, bench/README.md.)
     ksp_type = lv_.ranks == 1 ? "preonly" : "cg";
     pc_type = lv_.ranks == 1 ? "cholesky" : "gamg";
   } else if (ksp_type.empty()) {
@@ -88,8 +90,32 @@ void LinearSystem::configure_solver() {
   }
   check(KSPSetType(ksp_, ksp_type.c_str()), "KSPSetType");
   check(PCSetType(pc, pc_type.c_str()), "PCSetType");
-  if (pc_type == "cholesky" || pc_type == "lu")
-    check(PCFactorSetMatSolverType(pc, lv_.ranks == 1 ? MATSOLVERCHOLMOD : MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  // MUMPS on any rank count: on one rank it factors our Hessians 1.1-3x faster than CHOLMOD
+  // (bench/results/newton_step.md, drape_default: 47 vs 143 ms per factorisation).
+  if (pc_type == "cholesky" || pc_type == "lu") check(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  // MUMPS's automatic ordering picks METIS, whose analysis costs as much as a factorisation
+  // on small systems, and contact re-analyses whenever the pattern grows: up to 8192
+  // dynamic vertices the approximate minimum fill ordering (ICNTL(7) = 2) is cheaper to
+  // compute and fills no more (drape_default 64^2: analysis 45 -> 6 ms, factorisation -7%);
+  // above, nested dissection wins (hang 128^2: 0.48 vs 0.75 s per Newton iteration).
+  // MUMPS reads ICNTL(7) from the options database when it initialises (at the symbolic
+  // factorisation), so the default goes there; a value the user gave is left alone, and a
+  // value this process set for an earlier, smaller system is withdrawn.
+  static bool ordering_ours = false;
+  PetscBool has7 = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, "-mat_mumps_icntl_7", &has7), "PetscOptionsHasName");
+  if ((pc_type == "cholesky" || pc_type == "lu") && (!has7 || ordering_ours)) {
+    int dynamic = 0;
+    for (int v = lv_.vbegin; v < lv_.vend; ++v) dynamic += !scene_.kinematic(v);
+    MPI_Allreduce(MPI_IN_PLACE, &dynamic, 1, MPI_INT, MPI_SUM, lv_.comm);
+    if (dynamic <= kSmallSystemVertices) {
+      check(PetscOptionsSetValue(nullptr, "-mat_mumps_icntl_7", "2"), "PetscOptionsSetValue");
+      ordering_ours = true;
+    } else if (ordering_ours) {
+      check(PetscOptionsClearValue(nullptr, "-mat_mumps_icntl_7"), "PetscOptionsClearValue");
+      ordering_ours = false;
+    }
+  }
   // MUMPS sizes its work array from the analysis; the barrier Hessians' wide dynamic range
   // can make the numeric phase ask for more (INFOG(1) = -9). Give it room unless the
   // user chose otherwise on the command line.
@@ -326,7 +352,7 @@ int LinearSystem::solve(Vec rhs, Vec p) {
   check(KSPSetType(direct, KSPPREONLY), "KSPSetType");
   check(KSPGetPC(direct, &dpc), "KSPGetPC");
   check(PCSetType(dpc, PCCHOLESKY), "PCSetType");
-  check(PCFactorSetMatSolverType(dpc, lv_.ranks == 1 ? MATSOLVERCHOLMOD : MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  check(PCFactorSetMatSolverType(dpc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
   check(KSPSolve(direct, rhs, p), "KSPSolve");
   check(KSPGetConvergedReason(direct, &reason), "KSPGetConvergedReason");
   KSPDestroy(&direct);

@@ -1,5 +1,5 @@
-# cases/funnel.yaml, its first 6 frames (0.24 s) at 1 and 2 ranks (direct solvers:
-# CHOLMOD / MUMPS): the panels drop onto the funnel (mouth at y = 0.2, radius 0.2) and sag
+# cases/funnel.yaml, its first 6 frames (0.24 s) at 1 and 2 ranks (direct solver:
+# MUMPS): the panels drop onto the funnel (mouth at y = 0.2, radius 0.2) and sag
 # into it, and the scripted sphere (down at 1 m/s from t = 0.12 s) reaches them and pushes
 # from frame 6 on. weft-verify passes every frame; the AL held the sphere in some step and
 # after every step within dhat / 10 of its script (bottom at 0.32 - 0.04 - 0.12 = 0.16

@@ -133,7 +133,7 @@ TEST(LinearSystemReuse, KeepsAGoodFactorAndDropsABadOne) {
 }
 
 TEST(LinearSystemReuse, DirectSolveKeepsTheSymbolicFactorisationAcrossSteps) {
-  // preonly + Cholesky (CHOLMOD on 1 rank, MUMPS on several): a step whose matrix kept the
+  // preonly + Cholesky (MUMPS on any rank count): a step whose matrix kept the
   // element pattern keeps matrix and KSP, so the next step only refactors numerically; a
   // step with contact couplings starts the next one from a fresh matrix.
   int ranks = 1;

@@ -58,7 +58,7 @@ def one(args, case, ranks):
     r = {"case": case, "ranks": ranks, "command": " ".join(cmd), "wall_s": round(time.time() - t0, 1),
          "load_at_start": load, "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
          "commit": subprocess.run(["git", "log", "--oneline", "-1"], capture_output=True, text=True).stdout.strip()}
-    its = [int(m) for m in re.findall(r"newton (\d+)", log)]
+    its = [int(m) for m in re.findall(r"newton\s+(\d+)", log)]
     if its:
         r["newton_total"] = sum(its)
         r["newton_max"] = max(its)

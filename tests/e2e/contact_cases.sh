@@ -17,4 +17,7 @@ done
 h5dump -d /frames/stats/contact_pairs -y drape1.h5 | grep -q "e+0[4-9]\|[0-9]\{5\}" || fail "no contact in drape_default"
 run_weft 2 "$C/pinned_poke.yaml" --frames 6 -o poke.h5 > log.txt || { cat log.txt; fail "pinned_poke"; }
 "$WEFT_BIN/weft-verify" poke.h5 || fail "weft-verify pinned_poke"
+# Every contact case must at least start (a valid, intersection-free initial state).
+run_weft 2 "$C/rotating_sphere.yaml" --frames 2 -o spin.h5 > log.txt || { cat log.txt; fail "rotating_sphere"; }
+"$WEFT_BIN/weft-verify" spin.h5 || fail "weft-verify rotating_sphere"
 echo "contact cases verified"

@@ -135,10 +135,8 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   // vertex box by tol: the median vertex's box is a point, so the translations it allows
   // and a resting vertex allows meet in a single value, up to rounding.
   const double tol = swept_shifted_ ? 0.25 * swept_margin_ : 0.0;
-  double slo[3], shi[3];
-  for (int k = 0; k < 3; ++k) slo[k] = shi[k] = 0.0;
-  if (swept_shifted_)
-    for (int k = 0; k < 3; ++k) slo[k] = -std::numeric_limits<double>::infinity(), shi[k] = -slo[k];
+  const double free_shift = swept_shifted_ ? std::numeric_limits<double>::infinity() : 0.0;
+  double slo[3] = {-free_shift, -free_shift, -free_shift}, shi[3] = {free_shift, free_shift, free_shift};
   for (int v : surface_.vertices) {
     const Vec3& a = x[v];
     if (!finite3(a)) continue;  // never paired at x

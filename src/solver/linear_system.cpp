@@ -64,6 +64,9 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
   check(VecDestroy(&coords), "VecDestroy");
 
+  dynamic_vertices_ = 0;
+  for (int v = lv.vbegin; v < lv.vend; ++v) dynamic_vertices_ += !scene.kinematic(v);
+  MPI_Allreduce(MPI_IN_PLACE, &dynamic_vertices_, 1, MPI_INT, MPI_SUM, lv.comm);
   spec_ = spec;
   configure_solver();
 }
@@ -105,10 +108,7 @@ void LinearSystem::configure_solver() {
   PetscBool has7 = PETSC_FALSE;
   check(PetscOptionsHasName(nullptr, nullptr, "-mat_mumps_icntl_7", &has7), "PetscOptionsHasName");
   if ((pc_type == "cholesky" || pc_type == "lu") && (!has7 || ordering_ours)) {
-    int dynamic = 0;
-    for (int v = lv_.vbegin; v < lv_.vend; ++v) dynamic += !scene_.kinematic(v);
-    MPI_Allreduce(MPI_IN_PLACE, &dynamic, 1, MPI_INT, MPI_SUM, lv_.comm);
-    if (dynamic <= kSmallSystemVertices) {
+    if (dynamic_vertices_ <= kSmallSystemVertices) {
       check(PetscOptionsSetValue(nullptr, "-mat_mumps_icntl_7", "2"), "PetscOptionsSetValue");
       ordering_ours = true;
     } else if (ordering_ours) {

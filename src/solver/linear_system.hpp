@@ -65,7 +65,8 @@ class LinearSystem {
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   MatNullSpace nullspace_ = nullptr;
   bool first_solve_in_step_ = true;
-  int pattern_kept_ = 0;        // steps that kept matrix, KSP and symbolic factorisation
+  int pattern_kept_ = 0;
+  int dynamic_vertices_ = 0;    // global count, fixed: picks the MUMPS ordering (configure_solver)        // steps that kept matrix, KSP and symbolic factorisation
   bool factor_pc_ = false;      // PC is a (Cholesky/LU) factorisation
   bool reuse_factor_ = false;   // ... applied by a Krylov method, so an old factor still serves
   PetscReal rtol_ = 0, abstol_ = 0, dtol_ = 0;  // as configured (case, then command line)

@@ -374,6 +374,13 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   bp.kappa = kappa;
   bp.dhat = params_.dhat;
   double e = 0.0;
+  // Obstacle points have no unknowns: the Hessian is projected on the block of the others
+  // (pair_potential.hpp), which for a cloth point on an obstacle triangle is 3x3.
+  auto fixed_mask = [&](const int* v) {
+    unsigned m = 0;
+    for (int a = 0; a < 4; ++a) m |= fixed_[v[a]] ? 1u << a : 0u;
+    return m;
+  };
   auto emit = [&](const LocalEnergy<12>& le, const int* v) {
     if (!le.active) return;
     ++timers_.barrier_active;
@@ -382,21 +389,23 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   for (const auto& p : proximity_.pt) {
     const Tri& t = surface_.triangles[p.t];
     bp.xi = pt_xi(p.v, p.t);
+    const int v[4] = {p.v, t[0], t[1], t[2]};
+    bp.fixed_points = fixed_mask(v);
     const LocalEnergy<12> le = point_triangle_barrier(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp);
     if (!le.feasible) return kInf;
     e += le.value;
-    const int v[4] = {p.v, t[0], t[1], t[2]};
     emit(le, v);
   }
   for (const auto& p : proximity_.ee) {
     const Edge& a = surface_.edges[p.ea];
     const Edge& b = surface_.edges[p.eb];
     bp.xi = ee_xi(p.ea, p.eb);
+    const int v[4] = {a[0], a[1], b[0], b[1]};
+    bp.fixed_points = fixed_mask(v);
     const LocalEnergy<12> le = edge_edge_barrier(x[a[0]], x[a[1]], x[b[0]], x[b[1]],
                                                  1e-3 * ee_eps_x_[p.ea] * ee_eps_x_[p.eb], bp);
     if (!le.feasible) return kInf;
     e += le.value;
-    const int v[4] = {a[0], a[1], b[0], b[1]};
     emit(le, v);
   }
   return e;

@@ -14,26 +14,43 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Project the block of H on the points idx[0..K) (in 3x3 blocks) onto the PSD cone.
+// Project the block of H on the points idx[0..K) (in 3x3 blocks) onto the PSD cone; with
+// translation_invariant the block is a function of the K points' relative positions
+// (psd.hpp, project_points_to_psd), otherwise a plain eigenvalue clamp.
 template <int N, int K>
-void project_block(MatN<3 * N>& H, const int* idx) {
+void project_block(MatN<3 * N>& H, const int* idx, bool translation_invariant) {
   MatN<3 * K> B;
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < K; ++j) B.template block<3, 3>(3 * i, 3 * j) = H.template block<3, 3>(3 * idx[i], 3 * idx[j]);
-  B = project_points_to_psd<K>(B);
+  if (translation_invariant) {
+    if constexpr (K >= 2) B = project_points_to_psd<K>(B);
+  } else {
+    B = project_symmetric_to_psd<3 * K>(B);
+  }
   H.setZero();
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < K; ++j) H.template block<3, 3>(3 * idx[i], 3 * idx[j]) = B.template block<3, 3>(3 * i, 3 * j);
 }
 
+// idx[0..k): the points the potential depends on (the rest of H is zero). Fixed points are
+// dropped from the block (pair_potential.hpp); when all k are free the block is projected
+// in the complement of the translations.
 template <int N>
-void project_active(MatN<3 * N>& H, const int* idx, int k) {
-  if (k == 2) project_block<N, 2>(H, idx);
-  else if constexpr (N >= 3) {
-    if (k == 3) project_block<N, 3>(H, idx);
-    else if constexpr (N >= 4) {
-      if (k == 4) H = project_points_to_psd<N>(H);
-    }
+void project_active(MatN<3 * N>& H, const int* idx, int k, unsigned fixed) {
+  int free_idx[4], n = 0;
+  for (int i = 0; i < k; ++i)
+    if (!((fixed >> idx[i]) & 1u)) free_idx[n++] = idx[i];
+  const bool all = n == k;
+  switch (n) {
+    case 0: H.setZero(); return;
+    case 1: project_block<N, 1>(H, free_idx, false); return;
+    case 2: project_block<N, 2>(H, free_idx, all); return;
+    case 3:
+      if constexpr (N >= 3) project_block<N, 3>(H, free_idx, all);
+      return;
+    case 4:
+      if constexpr (N >= 4) H = project_points_to_psd<N>(H);
+      return;
   }
 }
 
@@ -132,7 +149,10 @@ LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const Barrier
   if (assemble<6>(d2, point_point_distance_sq_gradient(p0, p1), point_point_distance_sq_hessian(p0, p1), bp, out,
                   true) &&
       bp.project_psd)
-    out.hessian = project_points_to_psd<2>(out.hessian);
+  {
+    const int idx[2] = {0, 1};
+    project_active<2>(out.hessian, idx, 2, bp.fixed_points);
+  }
   return out;
 }
 
@@ -145,7 +165,7 @@ LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1,
                   out, true) &&
       bp.project_psd) {
     int idx[3];
-    project_active<3>(out.hessian, idx, active_points(t, idx));
+    project_active<3>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }
   return out;
 }
@@ -161,7 +181,7 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
                    point_triangle_distance_sq_hessian(p, t0, t1, t2, t), bp, out, true) &&
       bp.project_psd) {
     int idx[4];
-    project_active<4>(out.hessian, idx, active_points(t, idx));
+    project_active<4>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }
   return out;
 }
@@ -186,10 +206,13 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
     out.hessian = m * out.hessian + out.value * Hm + cross + cross.transpose();
     out.gradient = m * out.gradient + out.value * gm;
     out.value *= m;
-    if (bp.project_psd) out.hessian = project_points_to_psd<4>(out.hessian);
+    if (bp.project_psd) {
+      const int idx[4] = {0, 1, 2, 3};
+      project_active<4>(out.hessian, idx, 4, bp.fixed_points);
+    }
   } else if (bp.project_psd) {
     int idx[4];
-    project_active<4>(out.hessian, idx, active_points(t, idx));
+    project_active<4>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }
   return out;
 }

@@ -11,6 +11,14 @@
 // projecting the whole zero-padded 12x12, at a fraction of the cost. The mollified
 // edge-edge potential involves all four points and is projected as a 12x12.
 //
+// Points that are not unknowns (obstacle or pinned vertices: BarrierParams::fixed_points)
+// have no rows or columns in the Newton system, so what the system receives is the block of
+// the Hessian over the other points. With fixed points the projection is of that block
+// (3 / 6 / 9 rows for 1 / 2 / 3 free points) and the fixed points' rows and columns come
+// back zero: the nearest PSD matrix to the Hessian the solver actually sees, and for a
+// cloth point on an obstacle triangle a 3x3 eigen-problem instead of a 9x9 one. Only when
+// every point the potential depends on is free does the translation argument above apply.
+//
 // Outside the active range (d >= xi + dhat) everything is zero and `active` is false.
 // At or inside the offset (d <= xi) the pair is infeasible: value = +inf, derivatives zero
 // and `feasible` false; the line search (guarded by ACCD) never goes there.
@@ -25,6 +33,8 @@ struct BarrierParams {
   double dhat = 1e-3;  // activation distance beyond the offset
   double xi = 0.0;     // thickness offset of the pair, (xi_i + xi_j) / 2
   bool project_psd = true;
+  // Bit a set: point a (in the argument order of the functions below) is not an unknown.
+  unsigned fixed_points = 0;
 };
 
 template <int N>

@@ -159,6 +159,30 @@ MatN<N> project_to_psd(const MatN<N>& A) {
   return es.eigenvectors() * lambda.asDiagonal() * es.eigenvectors().transpose();
 }
 
+// Eigenvalue clamp of a symmetric M x M matrix with the decomposition above (Eigen's solver
+// if it does not converge). A is returned unchanged when it is PSD.
+template <int M>
+MatN<M> project_symmetric_to_psd(const MatN<M>& A) {
+  if constexpr (M == 1) {
+    return A(0, 0) > 0.0 ? A : MatN<M>::Zero();
+  } else {
+    double a[M][M], d[M];
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < M; ++j) a[i][j] = A(i, j);
+    if (!detail::symmetric_eigen<M>(a, d)) return project_to_psd<M>(A);
+    bool clamped = false;
+    for (int k = 0; k < M; ++k) clamped |= d[k] < 0.0;
+    if (!clamped) return A;
+    MatN<M> P = MatN<M>::Zero();
+    for (int k = 0; k < M; ++k) {
+      if (d[k] <= 0.0) continue;
+      const Eigen::Map<const VecN<M>> v(a[k]);
+      P.noalias() += d[k] * v * v.transpose();
+    }
+    return P;
+  }
+}
+
 // The same projection for the Hessian A of a function of K points that does not change when
 // all of them move by the same vector (every distance, barrier and mollifier here): A
 // vanishes on the 3 translation directions, so A = Q C Q^T with Q = U (x) I_3, U a K x (K-1)

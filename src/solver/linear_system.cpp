@@ -182,6 +182,84 @@ void LinearSystem::create_matrix() {
   }
   check(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  index_pattern();
+}
+
+// The assembled local parts store every block as three consecutive columns in each of its
+// three rows (the explicit zeros above), rows sorted by column, the off-diagonal part's
+// columns numbered in the order of their global index. So block k of a part's row r starts
+// at row_start + 3 k in each scalar row, k counted among that part's blocks. Checked against
+// the CSR column indices here; add_block then needs no search in PETSc.
+void LinearSystem::index_pattern() {
+  const int n_owned = lv_.num_owned();
+  PetscBool is_mpi = PETSC_FALSE;
+  check(PetscObjectTypeCompare((PetscObject)A_, MATMPIAIJ, &is_mpi), "PetscObjectTypeCompare");
+  const PetscInt* garray = nullptr;
+  if (is_mpi) {
+    check(MatMPIAIJGetSeqAIJ(A_, &part_[0], &part_[1], &garray), "MatMPIAIJGetSeqAIJ");
+  } else {
+    part_[0] = A_;
+    part_[1] = nullptr;
+  }
+  const PetscInt* ia[2] = {nullptr, nullptr};
+  const PetscInt* ja[2] = {nullptr, nullptr};
+  for (int p = 0; p < 2; ++p) {
+    row_start_[p].assign(3 * n_owned + 1, 0);
+    if (!part_[p]) continue;
+    PetscInt n = 0;
+    PetscBool done = PETSC_FALSE;
+    check(MatGetRowIJ(part_[p], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[p], &ja[p], &done), "MatGetRowIJ");
+    if (!done || n != 3 * n_owned) throw RuntimeFailure("LinearSystem: unexpected local matrix layout");
+    std::copy(ia[p], ia[p] + n + 1, row_start_[p].begin());
+  }
+  block_ptr_.assign(n_owned + 1, 0);
+  block_cols_.clear();
+  block_pos_.clear();
+  block_part_.clear();
+  std::vector<int> merged;
+  bool ok = true;
+  for (int r = 0; r < n_owned && ok; ++r) {
+    const std::vector<int>* c = &base_cols_[r];
+    if (!extra_cols_.empty() && !extra_cols_[r].empty()) {
+      merged.clear();
+      std::set_union(base_cols_[r].begin(), base_cols_[r].end(), extra_cols_[r].begin(), extra_cols_[r].end(),
+                     std::back_inserter(merged));
+      c = &merged;
+    }
+    int k[2] = {0, 0};
+    for (int col : *c) {
+      const int p = (col >= lv_.vbegin && col < lv_.vend) ? 0 : 1;
+      const int pos = 3 * k[p]++;
+      for (int d = 0; d < 3 && ok; ++d) {
+        const PetscInt row = 3 * r + d, at = row_start_[p][row] + pos;
+        if (!part_[p] || at + 2 >= row_start_[p][row + 1]) {
+          ok = false;
+          break;
+        }
+        for (int e = 0; e < 3; ++e) {
+          const PetscInt want = p == 0 ? 3 * (col - lv_.vbegin) + e : 3 * col + e;
+          const PetscInt have = p == 0 ? ja[p][at + e] : garray[ja[p][at + e]];
+          ok = ok && have == want;
+        }
+      }
+      block_cols_.push_back(col);
+      block_pos_.push_back(pos);
+      block_part_.push_back(static_cast<char>(p));
+    }
+    for (int p = 0; p < 2 && ok; ++p)
+      for (int d = 0; d < 3; ++d)
+        ok = ok && row_start_[p][3 * r + d + 1] - row_start_[p][3 * r + d] == 3 * k[p];
+    block_ptr_[r + 1] = static_cast<int>(block_cols_.size());
+  }
+  for (int p = 0; p < 2; ++p) {
+    if (!part_[p]) continue;
+    PetscInt n = 0;
+    PetscBool done = PETSC_FALSE;
+    check(MatRestoreRowIJ(part_[p], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[p], &ja[p], &done), "MatRestoreRowIJ");
+  }
+  // A layout other than the one described (some other matrix type chosen by -mat_type)
+  // keeps the plain MatSetValuesBlocked path.
+  if (!ok) block_ptr_.clear();
 }
 
 bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>& couplings) {
@@ -240,12 +318,52 @@ LinearSystem::~LinearSystem() {
   MatDestroy(&A_);
 }
 
-void LinearSystem::begin_assembly() { check(MatZeroEntries(A_), "MatZeroEntries"); }
+void LinearSystem::begin_assembly() {
+  check(MatZeroEntries(A_), "MatZeroEntries");
+  if (block_ptr_.empty()) return;
+  for (int p = 0; p < 2; ++p)
+    if (part_[p]) check(MatSeqAIJGetArray(part_[p], &values_[p]), "MatSeqAIJGetArray");
+}
 
 void LinearSystem::add_block(int nv, const int* ids, const double* values) {
   PetscInt idx[8];
   for (int a = 0; a < nv; ++a) idx[a] = ids[a];
-  check(MatSetValuesBlocked(A_, nv, idx, nv, idx, values, ADD_VALUES), "MatSetValuesBlocked");
+  if (!values_[0]) {
+    check(MatSetValuesBlocked(A_, nv, idx, nv, idx, values, ADD_VALUES), "MatSetValuesBlocked");
+    return;
+  }
+  const int stride = 3 * nv;  // values: row-major 3 nv x 3 nv
+  for (int a = 0; a < nv; ++a) {
+    const int row = ids[a];
+    if (row < 0) continue;
+    const double* va = values + 3 * a * stride;
+    if (row < lv_.vbegin || row >= lv_.vend) {
+      // Owned elsewhere: PETSc's stash carries it to its owner at end_assembly.
+      check(MatSetValuesBlocked(A_, 1, &idx[a], nv, idx, va, ADD_VALUES), "MatSetValuesBlocked");
+      continue;
+    }
+    const int r = row - lv_.vbegin;
+    const int* first = block_cols_.data() + block_ptr_[r];
+    const int* last = block_cols_.data() + block_ptr_[r + 1];
+    for (int b = 0; b < nv; ++b) {
+      if (ids[b] < 0) continue;
+      const int* it = std::lower_bound(first, last, ids[b]);
+      if (it == last || *it != ids[b])
+        throw RuntimeFailure("LinearSystem: block (" + std::to_string(row) + ", " + std::to_string(ids[b]) +
+                             ") is not in the preallocated pattern");
+      const size_t e = static_cast<size_t>(it - block_cols_.data());
+      const int p = block_part_[e];
+      PetscScalar* dst = values_[p] + block_pos_[e];
+      const PetscInt* rs = row_start_[p].data() + 3 * r;
+      for (int d = 0; d < 3; ++d) {
+        PetscScalar* q = dst + rs[d];
+        const double* v = va + d * stride + 3 * b;
+        q[0] += v[0];
+        q[1] += v[1];
+        q[2] += v[2];
+      }
+    }
+  }
 }
 
 void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
@@ -257,6 +375,9 @@ void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
 }
 
 void LinearSystem::end_assembly() {
+  for (int p = 0; p < 2; ++p)
+    if (values_[p]) check(MatSeqAIJRestoreArray(part_[p], &values_[p]), "MatSeqAIJRestoreArray");
+  values_[0] = values_[1] = nullptr;
   static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   for (int v : kinematic_owned_) {
     PetscInt i = v;

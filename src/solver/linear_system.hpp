@@ -1,7 +1,9 @@
 // The distributed Newton system H p = -g on PETSc: an MPIAIJ matrix with block size 3
-// (GAMG refuses BAIJ), exactly preallocated from the element stencils, filled with
-// MatSetValuesBlocked per element, solved by a KSP that PETSc options can reconfigure
-// (-ksp_type, -pc_type, -pc_factor_mat_solver_type, -log_view ...).
+// (GAMG refuses BAIJ), exactly preallocated from the element stencils, solved by a KSP that
+// PETSc options can reconfigure (-ksp_type, -pc_type, -pc_factor_mat_solver_type,
+// -log_view ...). Element blocks of owned rows are added straight into the local AIJ value
+// arrays at offsets found from this class's own block pattern (see add_block); rows owned
+// elsewhere go through MatSetValuesBlocked and PETSc's stash.
 #pragma once
 #include <petscksp.h>
 
@@ -53,6 +55,18 @@ class LinearSystem {
  private:
   void configure_solver();
   void create_matrix();
+  void index_pattern();  // block_* from the assembled matrix's local CSR structure
+
+  // Where block (row r, column c) of an owned block row lives in the local AIJ arrays:
+  // row r's sorted block columns are block_cols_[block_ptr_[r] .. block_ptr_[r + 1]); for
+  // entry e, block_part_[e] is 0 (diagonal part, columns owned here) or 1 (off-diagonal
+  // part), and the three values of scalar row 3 r + d sit at
+  // row_start_[part][3 r + d] + block_pos_[e] .. + 2 in that part's value array.
+  std::vector<int> block_ptr_, block_cols_, block_pos_;
+  std::vector<char> block_part_;
+  std::vector<PetscInt> row_start_[2];
+  Mat part_[2] = {nullptr, nullptr};           // the local SeqAIJ parts (borrowed from A_)
+  PetscScalar* values_[2] = {nullptr, nullptr};  // their value arrays between begin/end_assembly
 
   const Scene& scene_;
   const LocalView& lv_;

@@ -163,6 +163,53 @@ TEST(PairPotential, EdgeEdgeCrossingAndMollified) {
   EXPECT_LT(fullm(y, true).value, edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, params(true)).value);
 }
 
+// With obstacle points (BarrierParams::fixed_points) the projected Hessian is the
+// projection of the raw Hessian's block over the free points, zero elsewhere; value and
+// gradient do not change.
+TEST(PairPotential, FixedPointsProjectTheFreeBlock) {
+  Vec12 x;
+  x << 0.3, 0.3, 0.09, 0, 0, 0, 1, 0, 0.01, 0, 1, -0.01;  // PT face region
+  Vec12 y;
+  y << -1, 0, 0, 1, 0.02, 0, 0.1, -1, 0.08, -0.05, 1, 0.09;  // EE crossing
+  auto pt_pair = [&](unsigned fixed, bool pr) {
+    BarrierParams bp = params(pr);
+    bp.fixed_points = fixed;
+    return point_triangle_barrier(pt(x, 0), pt(x, 1), pt(x, 2), pt(x, 3), bp);
+  };
+  auto ee_pair = [&](unsigned fixed, bool pr) {
+    BarrierParams bp = params(pr);
+    bp.fixed_points = fixed;
+    return edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, bp);
+  };
+  for (int which = 0; which < 2; ++which) {
+    for (unsigned fixed = 0; fixed < 16; ++fixed) {
+      SCOPED_TRACE(testing::Message() << (which ? "EE" : "PT") << " fixed mask " << fixed);
+      const LocalEnergy<12> raw = which ? ee_pair(fixed, false) : pt_pair(fixed, false);
+      const LocalEnergy<12> got = which ? ee_pair(fixed, true) : pt_pair(fixed, true);
+      ASSERT_TRUE(raw.active);
+      EXPECT_EQ(got.value, raw.value);
+      EXPECT_EQ(got.gradient, raw.gradient);
+      int free_pts[4], n = 0;
+      for (int a = 0; a < 4; ++a)
+        if (!((fixed >> a) & 1u)) free_pts[n++] = a;
+      // Reference: the free block by the general eigen-solver.
+      Eigen::MatrixXd B(3 * n, 3 * n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) B.block<3, 3>(3 * i, 3 * j) = raw.hessian.block<3, 3>(3 * free_pts[i], 3 * free_pts[j]);
+      Eigen::MatrixXd P = Eigen::MatrixXd::Zero(3 * n, 3 * n);
+      if (n > 0) {
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(B);
+        const Eigen::VectorXd lam = es.eigenvalues().cwiseMax(0.0);
+        P = es.eigenvectors() * lam.asDiagonal() * es.eigenvectors().transpose();
+      }
+      Mat12 want = Mat12::Zero();
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) want.block<3, 3>(3 * free_pts[i], 3 * free_pts[j]) = P.block<3, 3>(3 * i, 3 * j);
+      EXPECT_LE((got.hessian - want).norm(), 1e-9 * raw.hessian.norm());
+    }
+  }
+}
+
 TEST(PairPotential, InactiveAndInfeasible) {
   const BarrierParams bp = params(true);
   // Beyond xi + dhat: zero, inactive.

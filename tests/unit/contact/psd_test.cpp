@@ -52,3 +52,30 @@ TEST(Psd, TranslationFreeProjectionMatchesEigen) {
   check_points<3>(2);
   check_points<4>(3);
 }
+
+template <int M>
+void check_symmetric(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  for (int k = 0; k < 2000; ++k) {
+    MatN<M> A = MatN<M>::NullaryExpr([&]() { return w(rng); });
+    A = (A + A.transpose()).eval();
+    if (k % 5 == 0) A *= 1e6;
+    if (k % 3 == 0) A = (A * A.transpose()).eval();  // already PSD: returned as is
+    const MatN<M> got = project_symmetric_to_psd<M>(A), want = project_to_psd<M>(A);
+    EXPECT_LE((got - want).norm(), 1e-11 * A.norm()) << "M " << M << " case " << k;
+    if (k % 3 == 0) {
+      EXPECT_EQ(got, A);
+    }
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<MatN<M>>(got).eigenvalues().minCoeff(), -1e-12 * A.norm());
+  }
+  // 1 x 1: the clamp itself.
+  EXPECT_EQ(project_symmetric_to_psd<1>(MatN<1>::Constant(-2.0))(0, 0), 0.0);
+  EXPECT_EQ(project_symmetric_to_psd<1>(MatN<1>::Constant(3.0))(0, 0), 3.0);
+}
+
+TEST(Psd, SymmetricProjectionMatchesEigen) {
+  check_symmetric<3>(4);
+  check_symmetric<6>(5);
+  check_symmetric<9>(6);
+}

@@ -130,6 +130,28 @@ bool symmetric_eigen(double (&a)[N][N], double (&d)[N]) {
   return true;
 }
 
+
+// True when the symmetric M x M matrix a is positive definite: an unpivoted Cholesky
+// factorisation (M^3 / 6 flops against ~ 9 M^3 for the eigen-decomposition) meets only
+// positive pivots. Barrier Hessians often are, and then need no projection.
+template <int M>
+bool positive_definite(const double (&a)[M][M]) {
+  double l[M][M];
+  for (int j = 0; j < M; ++j) {
+    double d = a[j][j];
+    for (int k = 0; k < j; ++k) d -= l[j][k] * l[j][k];
+    if (!(d > 0.0)) return false;
+    const double ljj = std::sqrt(d), inv = 1.0 / ljj;
+    l[j][j] = ljj;
+    for (int i = j + 1; i < M; ++i) {
+      double s = a[i][j];
+      for (int k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
+      l[i][j] = s * inv;
+    }
+  }
+  return true;
+}
+
 }  // namespace detail
 
 // 2 x 2 in closed form: [a b; b c] is PSD iff a, c >= 0 and ac >= b^2 (returned as is);
@@ -169,6 +191,7 @@ MatN<M> project_symmetric_to_psd(const MatN<M>& A) {
     double a[M][M], d[M];
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < M; ++j) a[i][j] = A(i, j);
+    if (detail::positive_definite<M>(a)) return A;
     if (!detail::symmetric_eigen<M>(a, d)) return project_to_psd<M>(A);
     bool clamped = false;
     for (int k = 0; k < M; ++k) clamped |= d[k] < 0.0;
@@ -209,6 +232,7 @@ MatN<3 * K> project_points_to_psd(const MatN<3 * K>& A) {
   double a[R][R], d[R];
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < R; ++j) a[i][j] = C(i, j);
+  if (detail::positive_definite<R>(a)) return A;
   if (!detail::symmetric_eigen<R>(a, d)) {  // not converged (never seen): Eigen's solver
     Eigen::SelfAdjointEigenSolver<MatN<R>> es(C);
     VecN<R> lambda = es.eigenvalues();

@@ -139,10 +139,13 @@ void LinearSystem::configure_solver() {
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
 
-// Exact preallocation from the element pattern plus the current contact couplings.
+// Exact preallocation from the element pattern plus the current contact couplings, given
+// to PETSc as the local CSR structure (every block a full 3x3 of explicit zeros): the
+// pattern is set and assembled in one pass, with no per-entry insertion, and slots that
+// stay zero until a contact pair becomes active are kept.
 void LinearSystem::create_matrix() {
   const int n_owned = lv_.num_owned();
-  std::vector<PetscInt> dnnz(n_owned), onnz(n_owned);
+  std::vector<PetscInt> ia(3 * n_owned + 1, 0), ja;
   std::vector<int> merged;
   for (int r = 0; r < n_owned; ++r) {
     const std::vector<int>* c = &base_cols_[r];
@@ -152,8 +155,11 @@ void LinearSystem::create_matrix() {
                      std::back_inserter(merged));
       c = &merged;
     }
-    dnnz[r] = std::count_if(c->begin(), c->end(), [&](int j) { return j >= lv_.vbegin && j < lv_.vend; });
-    onnz[r] = static_cast<PetscInt>(c->size()) - dnnz[r];
+    for (int d = 0; d < 3; ++d) {
+      for (int col : *c)
+        for (int e = 0; e < 3; ++e) ja.push_back(3 * static_cast<PetscInt>(col) + e);
+      ia[3 * r + d + 1] = static_cast<PetscInt>(ja.size());
+    }
   }
   MatDestroy(&A_);
   check(MatCreate(lv_.comm, &A_), "MatCreate");
@@ -161,27 +167,20 @@ void LinearSystem::create_matrix() {
   check(MatSetType(A_, MATAIJ), "MatSetType");
   check(MatSetBlockSize(A_, 3), "MatSetBlockSize");
   check(MatSetFromOptions(A_), "MatSetFromOptions");
-  check(MatXAIJSetPreallocation(A_, 3, dnnz.data(), onnz.data(), nullptr, nullptr), "preallocation");
+  PetscBool aij = PETSC_FALSE;
+  check(PetscObjectTypeCompareAny((PetscObject)A_, &aij, MATSEQAIJ, MATMPIAIJ, ""), "PetscObjectTypeCompareAny");
+  if (!aij) {
+    MatType t = nullptr;
+    MatGetType(A_, &t);
+    throw RuntimeFailure(std::string("the Newton matrix must be AIJ (seqaij/mpiaij); -mat_type ") + (t ? t : "?") +
+                         " is not supported");
+  }
+  // (Each call is a no-op on the other type; both assemble the matrix with zero values.)
+  check(MatSeqAIJSetPreallocationCSR(A_, ia.data(), ja.data(), nullptr), "MatSeqAIJSetPreallocationCSR");
+  check(MatMPIAIJSetPreallocationCSR(A_, ia.data(), ja.data(), nullptr), "MatMPIAIJSetPreallocationCSR");
   for (MatOption o : {MAT_NEW_NONZERO_ALLOCATION_ERR, MAT_SYMMETRIC, MAT_SYMMETRY_ETERNAL, MAT_SPD})
     check(MatSetOption(A_, o, PETSC_TRUE), "MatSetOption");
   if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
-  // Fill the whole pattern with explicit zeros and assemble once: the first final assembly
-  // squeezes out preallocated slots nobody wrote, and a contact pair that is a candidate
-  // now but only becomes active in a later Newton iteration needs its slots kept.
-  static const double zero[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int r = 0; r < n_owned; ++r) {
-    PetscInt row = lv_.vbegin + r;
-    auto insert = [&](const std::vector<int>& cs) {
-      for (int c : cs) {
-        PetscInt col = c;
-        check(MatSetValuesBlocked(A_, 1, &row, 1, &col, zero, INSERT_VALUES), "MatSetValuesBlocked");
-      }
-    };
-    insert(base_cols_[r]);
-    if (!extra_cols_.empty()) insert(extra_cols_[r]);
-  }
-  check(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
-  check(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
   index_pattern();
 }
 
@@ -257,56 +256,55 @@ void LinearSystem::index_pattern() {
     PetscBool done = PETSC_FALSE;
     check(MatRestoreRowIJ(part_[p], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[p], &ja[p], &done), "MatRestoreRowIJ");
   }
-  // A layout other than the one described (some other matrix type chosen by -mat_type)
-  // keeps the plain MatSetValuesBlocked path.
+  // A layout other than the one described keeps the plain MatSetValuesBlocked path.
   if (!ok) block_ptr_.clear();
 }
 
 bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>& couplings) {
-  // Couplings arrive for any row; each goes to the rank owning the row.
-  std::vector<std::vector<int>> send(lv_.ranks);
-  for (const auto& [r, c] : couplings) {
-    const int owner = scene_.owner_of(r);
-    send[owner].push_back(r);
-    send[owner].push_back(c);
+  // Couplings arrive for any row; each goes to the rank owning the row (on one rank: all
+  // of them, as they are).
+  const std::vector<int>* rows = nullptr;  // (row, col) pairs, flat
+  std::vector<int>& rbuf = coupling_recv_;
+  if (lv_.ranks == 1) {
+    rbuf.resize(2 * couplings.size());
+    for (size_t i = 0; i < couplings.size(); ++i) rbuf[2 * i] = couplings[i].first, rbuf[2 * i + 1] = couplings[i].second;
+  } else {
+    std::vector<int> scount(lv_.ranks, 0), rcount(lv_.ranks), sdisp(lv_.ranks + 1, 0), rdisp(lv_.ranks, 0);
+    for (const auto& rc : couplings) scount[scene_.owner_of(rc.first)] += 2;
+    for (int k = 0; k < lv_.ranks; ++k) sdisp[k + 1] = sdisp[k] + scount[k];
+    std::vector<int> sbuf(sdisp[lv_.ranks]), fill(sdisp.begin(), sdisp.end() - 1);
+    for (const auto& [r, c] : couplings) {
+      int& at = fill[scene_.owner_of(r)];
+      sbuf[at++] = r;
+      sbuf[at++] = c;
+    }
+    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, lv_.comm);
+    int total = 0;
+    for (int k = 0; k < lv_.ranks; ++k) rdisp[k] = total, total += rcount[k];
+    rbuf.resize(total);
+    MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), rcount.data(), rdisp.data(),
+                  MPI_INT, lv_.comm);
   }
-  std::vector<int> scount(lv_.ranks), rcount(lv_.ranks), sdisp(lv_.ranks, 0), rdisp(lv_.ranks, 0);
-  for (int k = 0; k < lv_.ranks; ++k) scount[k] = static_cast<int>(send[k].size());
-  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, lv_.comm);
-  std::vector<int> sbuf, rbuf;
-  for (int k = 0; k < lv_.ranks; ++k) {
-    sdisp[k] = static_cast<int>(sbuf.size());
-    sbuf.insert(sbuf.end(), send[k].begin(), send[k].end());
-  }
-  int total = 0;
-  for (int k = 0; k < lv_.ranks; ++k) rdisp[k] = total, total += rcount[k];
-  rbuf.resize(total);
-  MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), rcount.data(), rdisp.data(),
-                MPI_INT, lv_.comm);
-  std::vector<std::vector<int>> extra(lv_.num_owned());
-  for (int i = 0; i + 1 < total; i += 2) extra[rbuf[i] - lv_.vbegin].push_back(rbuf[i + 1]);
-  for (auto& e : extra) {
-    std::sort(e.begin(), e.end());
-    e.erase(std::unique(e.begin(), e.end()), e.end());
-  }
-  // Rebuild only when some owned row gains a column the matrix lacks; dropping couplings
-  // keeps the larger pattern (explicit zeros) until the next time step.
-  int grow = 0;
+  rows = &rbuf;
+  // Rebuild only when some owned row gains a column the matrix lacks (its block pattern,
+  // block_cols_, or base + extra when that index is not kept); dropping couplings keeps the
+  // larger pattern (explicit zeros) until the next time step.
   if (extra_cols_.empty()) extra_cols_.resize(lv_.num_owned());
-  for (int r = 0; r < lv_.num_owned() && !grow; ++r)
-    for (int c : extra[r])
-      if (!std::binary_search(base_cols_[r].begin(), base_cols_[r].end(), c) &&
-          !std::binary_search(extra_cols_[r].begin(), extra_cols_[r].end(), c)) {
-        grow = 1;
-        break;
-      }
+  auto in_pattern = [&](int r, int c) {
+    if (!block_ptr_.empty())
+      return std::binary_search(block_cols_.begin() + block_ptr_[r], block_cols_.begin() + block_ptr_[r + 1], c);
+    return std::binary_search(base_cols_[r].begin(), base_cols_[r].end(), c) ||
+           std::binary_search(extra_cols_[r].begin(), extra_cols_[r].end(), c);
+  };
+  int grow = 0;
+  const size_t n = rows->size();
+  for (size_t i = 0; i + 1 < n && !grow; i += 2) grow = !in_pattern((*rows)[i] - lv_.vbegin, (*rows)[i + 1]);
   MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, lv_.comm);
   if (!grow) return false;
-  for (int r = 0; r < lv_.num_owned(); ++r) {
-    std::vector<int> u;
-    std::set_union(extra_cols_[r].begin(), extra_cols_[r].end(), extra[r].begin(), extra[r].end(),
-                   std::back_inserter(u));
-    extra_cols_[r] = std::move(u);
+  for (size_t i = 0; i + 1 < n; i += 2) extra_cols_[(*rows)[i] - lv_.vbegin].push_back((*rows)[i + 1]);
+  for (auto& e : extra_cols_) {
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
   }
   create_matrix();
   return true;

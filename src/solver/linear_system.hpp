@@ -77,6 +77,7 @@ class LinearSystem {
   std::vector<int> kinematic_all_;     // every owned kinematic vertex
   std::vector<std::vector<int>> base_cols_;   // element pattern per owned block row
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
+  std::vector<int> coupling_recv_;            // set_contact_couplings' (row, col) buffer
   MatNullSpace nullspace_ = nullptr;
   bool first_solve_in_step_ = true;
   int pattern_kept_ = 0;

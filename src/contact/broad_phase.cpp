@@ -449,7 +449,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     const int level = level_of(extent(m.tbox[t]), cap);
     m.tlevel[t] = static_cast<uint8_t>(level);
     min_tlevel = std::min(min_tlevel, level);
-    m.tri_grid[m.tkin[t]].insert(t, m.tbox[t], level, f);
+    m.tri_grid[m.tkin[t] ? 1 : 0].insert(t, m.tbox[t], level, f);
   }
   for (LooseGrid& g : m.tri_grid) g.finish(f, m.tbox);
   for (LooseGrid& g : m.edge_grid) g.clear();
@@ -460,7 +460,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     }
     const int level = level_of(extent(m.ebox[e]), cap);
     m.elevel[e] = static_cast<uint8_t>(level);
-    m.ekey[e] = m.edge_grid[m.ekin[e]].insert(e, m.ebox[e], level, f);
+    m.ekey[e] = m.edge_grid[m.ekin[e] ? 1 : 0].insert(e, m.ebox[e], level, f);
   }
   for (LooseGrid& g : m.edge_grid) g.finish(f, m.ebox);
   // Points coarser than some triangle: stored so that those (finer) triangles find them.

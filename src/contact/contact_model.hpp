@@ -113,6 +113,15 @@ class ContactModel {
   // update_proximity's fast path (see there); false when x is not covered by the last
   // swept boxes.
   bool proximity_from_swept(const std::vector<Vec3>& x);
+  // Distance type and squared distance (by that type) of every proximity pair at x (pt
+  // pairs, then ee): min_gap, active_couplings and assemble_barrier see the same x in turn
+  // (the accepted iterate), so they classify each pair once. Recomputed when the proximity
+  // set or any position changed since.
+  struct PairDistance {
+    int type;
+    double d2;
+  };
+  const std::vector<PairDistance>& proximity_distances(const std::vector<Vec3>& x) const;
 
   struct FrictionPair {
     int nv;
@@ -140,6 +149,9 @@ class ContactModel {
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
   bool skin_valid_ = false;
   double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge
+  mutable std::vector<PairDistance> prox_dist_;          // proximity_distances' cache ...
+  mutable std::vector<Vec3> prox_dist_x_;                 // ... and the positions it is for
+  mutable bool prox_dist_valid_ = false;
   mutable std::vector<int> couple_count_;                 // active_couplings scratch
   mutable std::vector<std::pair<int, int>> couple_tmp_;
   std::vector<FrictionPair> friction_;

@@ -172,8 +172,12 @@ LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1,
 
 LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
                                        const BarrierParams& bp) {
+  return point_triangle_barrier(p, t0, t1, t2, classify_point_triangle(p, t0, t1, t2), bp);
+}
+
+LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
+                                       PointTriangleType t, const BarrierParams& bp) {
   LocalEnergy<12> out;
-  const PointTriangleType t = classify_point_triangle(p, t0, t1, t2);
   const double d2 = point_triangle_distance_sq(p, t0, t1, t2, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
@@ -188,8 +192,12 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
 
 LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
                                   double eps_x, const BarrierParams& bp) {
+  return edge_edge_barrier(ea0, ea1, eb0, eb1, classify_edge_edge(ea0, ea1, eb0, eb1), eps_x, bp);
+}
+
+LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
+                                  EdgeEdgeType t, double eps_x, const BarrierParams& bp) {
   LocalEnergy<12> out;
-  const EdgeEdgeType t = classify_edge_edge(ea0, ea1, eb0, eb1);
   const double d2 = edge_edge_distance_sq(ea0, ea1, eb0, eb1, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;

@@ -39,6 +39,7 @@
 #include "io/scene_loader.hpp"
 #include "methods/cipc.hpp"
 #include "parallel/local_view.hpp"
+#include "core/blas_threads.hpp"
 
 using namespace weft;
 
@@ -152,6 +153,7 @@ int main(int argc, char** argv) {
   petsc_argv.push_back(nullptr);
   char** pargv = petsc_argv.data();
   PetscInitialize(&pargc, &pargv, nullptr, nullptr);
+  weft::limit_blas_threads(MPI_COMM_WORLD);
   int code = 0;
   try {
     const double t_setup = now();

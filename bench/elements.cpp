@@ -48,6 +48,7 @@
 #include "methods/cipc.hpp"
 #include "parallel/local_view.hpp"
 #include "solver/linear_system.hpp"
+#include "core/blas_threads.hpp"
 
 using namespace weft;
 
@@ -133,6 +134,7 @@ int main(int argc, char** argv) {
   petsc_argv.push_back(nullptr);
   char** pargv = petsc_argv.data();
   PetscInitialize(&pargc, &pargv, nullptr, nullptr);
+  weft::limit_blas_threads(MPI_COMM_WORLD);
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks != 1) {

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "io/case_loader.hpp"
 #include "methods/simulation.hpp"
+#include "core/blas_threads.hpp"
 
 namespace {
 
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
   args.petsc_argv.push_back(nullptr);
   char** pargv = args.petsc_argv.data();
   PetscInitialize(&pargc, &pargv, nullptr, nullptr);
+  weft::limit_blas_threads(MPI_COMM_WORLD);
   try {
     weft::CaseSpec spec = weft::load_case(args.case_file, args.overrides);
     weft::RunSummary s = weft::run_simulation(spec, args.run, MPI_COMM_WORLD);

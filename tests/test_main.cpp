@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscsys.h>
+#include "core/blas_threads.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   PetscInitialize(&argc, &argv, nullptr, nullptr);
+  weft::limit_blas_threads(MPI_COMM_WORLD);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   // Only rank 0 prints, so a 3-rank run reads like a 1-rank one.

@@ -331,22 +331,16 @@ double CipcStepper::assemble(const double* xl) {
   check(VecGhostUpdateBegin(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateBegin");
   check(VecGhostUpdateEnd(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateEnd");
   if (contact_) {
-    // Contact pairs reach vertices anywhere: their gradient goes in by global index.
-    std::vector<PetscInt> gi;
-    std::vector<double> gv;
+    // Contact pairs reach vertices anywhere: their gradient goes in by global index, summed
+    // at the owner in a fixed order (LinearSystem::flush_rhs).
     ContactSink sink = [&](int nv, const int* ids, const double* ge, const double* He) {
       for (int a = 0; a < nv; ++a)
-        if (ids[a] >= 0) {
-          gi.push_back(ids[a]);
-          gv.insert(gv.end(), ge + 3 * a, ge + 3 * a + 3);
-        }
+        if (ids[a] >= 0) sys_->add_rhs(ids[a], ge + 3 * a);
       sys_->add_block(nv, ids, He);
     };
     energy += contact_->assemble_barrier(xf_, kappa_, sink);
     energy += contact_->assemble_friction(xf_, sink);
-    check(VecSetValuesBlocked(g_, static_cast<PetscInt>(gi.size()), gi.data(), gv.data(), ADD_VALUES), "VecSetValues");
-    check(VecAssemblyBegin(g_), "VecAssemblyBegin");
-    check(VecAssemblyEnd(g_), "VecAssemblyEnd");
+    sys_->flush_rhs(g_);
   }
   sys_->end_assembly();
   double global = 0.0;

@@ -256,8 +256,11 @@ void LinearSystem::index_pattern() {
     PetscBool done = PETSC_FALSE;
     check(MatRestoreRowIJ(part_[p], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[p], &ja[p], &done), "MatRestoreRowIJ");
   }
-  // A layout other than the one described keeps the plain MatSetValuesBlocked path.
-  if (!ok) block_ptr_.clear();
+  // A layout other than the one described keeps the plain MatSetValuesBlocked path, on
+  // every rank (end_assembly's exchange is collective).
+  int all_ok = ok ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, lv_.comm);
+  if (!all_ok) block_ptr_.clear();
 }
 
 bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>& couplings) {
@@ -336,32 +339,88 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
     if (row < 0) continue;
     const double* va = values + 3 * a * stride;
     if (row < lv_.vbegin || row >= lv_.vend) {
-      // Owned elsewhere: PETSc's stash carries it to its owner at end_assembly.
-      check(MatSetValuesBlocked(A_, 1, &idx[a], nv, idx, va, ADD_VALUES), "MatSetValuesBlocked");
+      // Owned elsewhere: sent to its owner at end_assembly.
+      const int owner = scene_.owner_of(row);
+      if (off_idx_.empty()) off_idx_.resize(lv_.ranks), off_val_.resize(lv_.ranks);
+      for (int b = 0; b < nv; ++b) {
+        if (ids[b] < 0) continue;
+        off_idx_[owner].push_back(row);
+        off_idx_[owner].push_back(ids[b]);
+        for (int d = 0; d < 3; ++d)
+          off_val_[owner].insert(off_val_[owner].end(), va + d * stride + 3 * b, va + d * stride + 3 * b + 3);
+      }
       continue;
     }
-    const int r = row - lv_.vbegin;
-    const int* first = block_cols_.data() + block_ptr_[r];
-    const int* last = block_cols_.data() + block_ptr_[r + 1];
-    for (int b = 0; b < nv; ++b) {
-      if (ids[b] < 0) continue;
-      const int* it = std::lower_bound(first, last, ids[b]);
-      if (it == last || *it != ids[b])
-        throw RuntimeFailure("LinearSystem: block (" + std::to_string(row) + ", " + std::to_string(ids[b]) +
-                             ") is not in the preallocated pattern");
-      const size_t e = static_cast<size_t>(it - block_cols_.data());
-      const int p = block_part_[e];
-      PetscScalar* dst = values_[p] + block_pos_[e];
-      const PetscInt* rs = row_start_[p].data() + 3 * r;
-      for (int d = 0; d < 3; ++d) {
-        PetscScalar* q = dst + rs[d];
-        const double* v = va + d * stride + 3 * b;
-        q[0] += v[0];
-        q[1] += v[1];
-        q[2] += v[2];
-      }
-    }
+    for (int b = 0; b < nv; ++b)
+      if (ids[b] >= 0) add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);
   }
+}
+
+void LinearSystem::add_owned(int r, int col, const double* v, int stride) {
+  const int* first = block_cols_.data() + block_ptr_[r];
+  const int* last = block_cols_.data() + block_ptr_[r + 1];
+  const int* it = std::lower_bound(first, last, col);
+  if (it == last || *it != col)
+    throw RuntimeFailure("LinearSystem: block (" + std::to_string(lv_.vbegin + r) + ", " + std::to_string(col) +
+                         ") is not in the preallocated pattern");
+  const size_t e = static_cast<size_t>(it - block_cols_.data());
+  const int p = block_part_[e];
+  PetscScalar* dst = values_[p] + block_pos_[e];
+  const PetscInt* rs = row_start_[p].data() + 3 * r;
+  for (int d = 0; d < 3; ++d) {
+    PetscScalar* q = dst + rs[d];
+    const double* vd = v + d * stride;
+    q[0] += vd[0];
+    q[1] += vd[1];
+    q[2] += vd[2];
+  }
+}
+
+// Sends each owner its records (ints + doubles per record, in call order) and returns what
+// this rank received, concatenated in source-rank order. Collective.
+void LinearSystem::exchange(std::vector<std::vector<int>>& idx, std::vector<std::vector<double>>& val, int ints,
+                            int doubles, std::vector<int>& ridx, std::vector<double>& rval) const {
+  const int R = lv_.ranks;
+  if (idx.empty()) idx.resize(R), val.resize(R);
+  std::vector<int> sc(R), rc(R), sd(R + 1, 0), rd(R + 1, 0);
+  for (int k = 0; k < R; ++k) sc[k] = static_cast<int>(idx[k].size()) / ints;  // records
+  MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, lv_.comm);
+  std::vector<int> sbi, sci(R), sdi(R), rci(R), rdi(R);
+  std::vector<double> sbd;
+  std::vector<int> scd(R), sdd(R), rcd(R), rdd(R);
+  for (int k = 0, ti = 0, td = 0, ri = 0, rdv = 0; k < R; ++k) {
+    sdi[k] = ti, sci[k] = sc[k] * ints, ti += sci[k];
+    sdd[k] = td, scd[k] = sc[k] * doubles, td += scd[k];
+    rdi[k] = ri, rci[k] = rc[k] * ints, ri += rci[k];
+    rdd[k] = rdv, rcd[k] = rc[k] * doubles, rdv += rcd[k];
+    sbi.insert(sbi.end(), idx[k].begin(), idx[k].end());
+    sbd.insert(sbd.end(), val[k].begin(), val[k].end());
+    idx[k].clear();
+    val[k].clear();
+  }
+  ridx.resize(rdi[R - 1] + rci[R - 1]);
+  rval.resize(rdd[R - 1] + rcd[R - 1]);
+  MPI_Alltoallv(sbi.data(), sci.data(), sdi.data(), MPI_INT, ridx.data(), rci.data(), rdi.data(), MPI_INT, lv_.comm);
+  MPI_Alltoallv(sbd.data(), scd.data(), sdd.data(), MPI_DOUBLE, rval.data(), rcd.data(), rdd.data(), MPI_DOUBLE,
+                lv_.comm);
+}
+
+void LinearSystem::add_rhs(int row, const double* v) {
+  if (rhs_idx_.empty()) rhs_idx_.resize(lv_.ranks), rhs_val_.resize(lv_.ranks);
+  const int owner = (row >= lv_.vbegin && row < lv_.vend) ? lv_.rank : scene_.owner_of(row);
+  rhs_idx_[owner].push_back(row);
+  rhs_val_[owner].insert(rhs_val_[owner].end(), v, v + 3);
+}
+
+void LinearSystem::flush_rhs(Vec g) {
+  std::vector<int> ridx;
+  std::vector<double> rval;
+  exchange(rhs_idx_, rhs_val_, 1, 3, ridx, rval);  // (this rank's own entries come back in rank order)
+  PetscScalar* a = nullptr;
+  check(VecGetArray(g, &a), "VecGetArray");
+  for (size_t i = 0; i < ridx.size(); ++i)
+    for (int d = 0; d < 3; ++d) a[3 * (ridx[i] - lv_.vbegin) + d] += rval[3 * i + d];
+  check(VecRestoreArray(g, &a), "VecRestoreArray");
 }
 
 void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
@@ -373,6 +432,13 @@ void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
 }
 
 void LinearSystem::end_assembly() {
+  if (values_[0]) {
+    // Blocks of rows owned here that other ranks computed, in source-rank order.
+    std::vector<int> ridx;
+    std::vector<double> rval;
+    exchange(off_idx_, off_val_, 2, 9, ridx, rval);
+    for (size_t i = 0; 2 * i < ridx.size(); ++i) add_owned(ridx[2 * i] - lv_.vbegin, ridx[2 * i + 1], &rval[9 * i], 3);
+  }
   for (int p = 0; p < 2; ++p)
     if (values_[p]) check(MatSeqAIJRestoreArray(part_[p], &values_[p]), "MatSeqAIJRestoreArray");
   values_[0] = values_[1] = nullptr;

@@ -30,6 +30,10 @@ class LinearSystem {
   // a negative id drops that vertex's rows and columns.
   void add_block(int nv, const int* global_ids, const double* values_row_major);
   void end_assembly();                              // kinematic identity rows + flush
+  // Gradient entries (3 values of block row `row`, a global id, owned anywhere) added to g
+  // by flush_rhs(g), collective, in the same fixed order as the matrix's off-rank blocks.
+  void add_rhs(int row, const double* values3);
+  void flush_rhs(Vec g);
   // Owned kinematic vertices that are unknowns until the next call (augmented-Lagrangian
   // obstacles): their rows get what is assembled instead of the identity. Local, not
   // collective; the diagonal block is always in the pattern.
@@ -51,6 +55,9 @@ class LinearSystem {
   long factorizations() const { return factorizations_; }
   // Steps that kept the matrix, the KSP and the symbolic factorisation (new_time_step).
   int pattern_kept() const { return pattern_kept_; }
+  // add_block writes owned rows straight into the AIJ arrays (false: through
+  // MatSetValuesBlocked, when the local layout is not the one index_pattern expects).
+  bool direct_assembly() const { return !block_ptr_.empty(); }
 
  private:
   void configure_solver();
@@ -65,6 +72,17 @@ class LinearSystem {
   std::vector<int> block_ptr_, block_cols_, block_pos_;
   std::vector<char> block_part_;
   std::vector<PetscInt> row_start_[2];
+  // Contributions to rows owned elsewhere, per owner rank: (row, col) and 9 values per
+  // block; (row) and 3 values per gradient entry. end_assembly / flush_rhs exchange them and
+  // add them at the owner in a fixed order (source rank, then call order), not by PETSc's
+  // stash, whose receive order follows message arrival: with 3 or more ranks a row summed
+  // from two other ranks would round differently from run to run (and a restart would not
+  // reproduce its run).
+  std::vector<std::vector<int>> off_idx_, rhs_idx_;
+  std::vector<std::vector<double>> off_val_, rhs_val_;
+  void add_owned(int r, int col, const double* v, int stride);  // block (r local, col) += v (3 rows)
+  void exchange(std::vector<std::vector<int>>& idx, std::vector<std::vector<double>>& val, int ints, int doubles,
+                std::vector<int>& ridx, std::vector<double>& rval) const;
   Mat part_[2] = {nullptr, nullptr};           // the local SeqAIJ parts (borrowed from A_)
   PetscScalar* values_[2] = {nullptr, nullptr};  // their value arrays between begin/end_assembly
 

@@ -1,10 +1,12 @@
-// LinearSystem's factorisation reuse (cg + cholesky) at 1, 2 and 3 ranks: a factor is kept
+// LinearSystem at 1, 2 and 3 ranks. Its direct assembly into the AIJ arrays equals
+// MatSetValuesBlocked. Its factorisation reuse (cg + cholesky): a factor is kept
 // while it preconditions the next Hessian well, dropped (and the solve redone on a fresh
 // factor) when it does not, and every answer is the exact solution up to the KSP tolerance.
 // The solution norm (independent of the vertex numbering) matches a 1-rank solve.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -175,4 +177,103 @@ TEST(LinearSystemReuse, DirectSolveKeepsTheSymbolicFactorisationAcrossSteps) {
   EXPECT_NEAR(solve(sys, lv.comm, lv.num_owned()).norm, s2.norm, 1e-10 * s2.norm);
   sys.new_time_step();
   EXPECT_EQ(sys.pattern_kept(), k0 + 2);
+}
+
+TEST(LinearSystemAssembly, DirectWritesEqualMatSetValuesAndRepeatExactly) {
+  // add_block writes owned rows straight into the local AIJ arrays; rows owned elsewhere
+  // are exchanged at end_assembly and added at the owner in a fixed order. The matrix must
+  // be the one MatSetValuesBlocked builds from the same blocks (exactly on one rank; to
+  // rounding on more, where PETSc's stash pre-sums a sender's duplicates), with contact
+  // couplings (owned and off-rank columns) in the pattern too, and assembling the same
+  // blocks again must give the same matrix bit for bit (PETSc's stash adds what arrives
+  // from several ranks in arrival order, which it did not at 3 ranks).
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  weft::CaseSpec spec = small_case();
+  spec.linear.ksp = "preonly";
+  const weft::Scene scene = weft::build_scene(spec, ranks);
+  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  weft::LinearSystem sys(scene, lv, spec.linear);
+  sys.new_time_step();
+  std::vector<int> free_vertices;
+  for (int v = 0; v < scene.num_vertices; ++v)
+    if (!scene.kinematic(v)) free_vertices.push_back(v);
+  // Couplings between vertices far apart (a stride through the numbering, so across ranks).
+  std::vector<std::pair<int, int>> couplings;
+  std::vector<std::array<int, 3>> pairs;
+  const size_t nf = free_vertices.size();
+  for (size_t i = 0; i < 40; ++i) {
+    const int a = free_vertices[(7 * i) % nf], b = free_vertices[(7 * i + nf / 2) % nf];
+    const int c = free_vertices[(13 * i + nf / 3) % nf];
+    if (a == b || b == c || a == c) continue;
+    pairs.push_back({i % 3 == 0 ? -1 : a, b, c});  // -1: a dropped (kinematic-like) vertex
+    for (int x : {a, b, c})
+      for (int y : {a, b, c})
+        if (x != y) couplings.emplace_back(x, y);
+  }
+  sys.set_contact_couplings(couplings);
+  EXPECT_TRUE(sys.direct_assembly());
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  Mat ref;
+  MatDuplicate(sys.matrix(), MAT_DO_NOT_COPY_VALUES, &ref);
+  auto assemble_both = [&](bool with_ref) {
+    if (with_ref) MatZeroEntries(ref);
+    auto add = [&](int nv, const int* ids, const double* H) {
+      sys.add_block(nv, ids, H);
+      if (!with_ref) return;
+      PetscInt idx[8];
+      for (int a = 0; a < nv; ++a) idx[a] = ids[a];
+      MatSetValuesBlocked(ref, nv, idx, nv, idx, H, ADD_VALUES);
+    };
+    sys.begin_assembly();
+    for (int t : lv.triangles) {
+      int ids[3];
+      for (int a = 0; a < 3; ++a) ids[a] = scene.kinematic(scene.triangles[t][a]) ? -1 : scene.triangles[t][a];
+      double K[81];
+      for (int i = 0; i < 81; ++i) K[i] = std::sin(0.37 * i + 1.3 * t);  // distinct values, any signs
+      add(3, ids, K);
+    }
+    for (size_t i = rank; i < pairs.size(); i += ranks) {  // each rank adds some pairs, rows anywhere
+      double H[81];
+      for (int k = 0; k < 81; ++k) H[k] = std::cos(0.11 * k + 0.7 * i);
+      add(3, pairs[i].data(), H);
+    }
+    sys.end_assembly();
+    if (!with_ref) return;
+    for (int v = lv.vbegin; v < lv.vend; ++v) {  // end_assembly's identity rows
+      if (!scene.kinematic(v)) continue;
+      PetscInt iv = v;
+      const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+      MatSetValuesBlocked(ref, 1, &iv, 1, &iv, I3, ADD_VALUES);
+    }
+    MatAssemblyBegin(ref, MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(ref, MAT_FINAL_ASSEMBLY);
+  };
+  assemble_both(true);
+  double norm_ref = 0.0;
+  MatNorm(ref, NORM_FROBENIUS, &norm_ref);
+  EXPECT_GT(norm_ref, 1.0);
+  MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+  double diff = -1.0;
+  MatNorm(ref, NORM_FROBENIUS, &diff);
+  if (ranks == 1) {
+    EXPECT_EQ(diff, 0.0);
+  } else {
+    EXPECT_LE(diff, 1e-14 * norm_ref);
+  }
+  // Repeat: bit for bit.
+  MatCopy(sys.matrix(), ref, SAME_NONZERO_PATTERN);
+  for (int k = 0; k < 4; ++k) {
+    assemble_both(false);
+    Mat d;
+    MatDuplicate(ref, MAT_COPY_VALUES, &d);
+    MatAXPY(d, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+    double dk = -1.0;
+    MatNorm(d, NORM_FROBENIUS, &dk);
+    EXPECT_EQ(dk, 0.0) << "repeat " << k;
+    MatDestroy(&d);
+  }
+  MatDestroy(&ref);
 }

@@ -1,0 +1,29 @@
+#include "core/blas_threads.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+namespace weft {
+
+int limit_blas_threads(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS")) return 0;
+  // Looked up at run time: the BLAS behind libblas.so.3 is the system's choice, and only
+  // OpenBLAS has this entry point.
+  using SetThreads = void (*)(int);
+  auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!set) return 0;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = std::max(1, cores / std::max(1, on_node));
+  set(n);
+  return n;
+}
+
+}  // namespace weft

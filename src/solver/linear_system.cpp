@@ -84,6 +84,12 @@ void LinearSystem::configure_solver() {
     // One rank: a fresh sparse Cholesky factor per Newton iteration. (Keeping the factor as
     // a CG preconditioner, see solve(), does not pay on the strain-limited and contact
     // cases: the barrier Hessians change too much between iterations, bench/README.md.)
+    // Several: CG + GAMG, although MUMPS is 5-7x faster per Newton iteration there too
+    // (bench/results/newton_step.md): MUMPS schedules its distributed factorisation
+    // dynamically, so two runs on 2+ ranks differ in the last bits and a restart could not
+    // reproduce its run (measured: hang_two_corners, 2 ranks, 4 frames, run twice: 8721
+    // positions differ); GAMG's solves are reproducible. solver.linear.pc: cholesky asks
+    // for MUMPS on any rank count.
     ksp_type = lv_.ranks == 1 ? "preonly" : "cg";
     pc_type = lv_.ranks == 1 ? "cholesky" : "gamg";
   } else if (ksp_type.empty()) {
@@ -139,6 +145,16 @@ void LinearSystem::configure_solver() {
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
 
+// Owned block row r's columns: the element pattern, with the contact couplings merged in
+// (into scratch) when it has any.
+const std::vector<int>& LinearSystem::row_pattern(int r, std::vector<int>& scratch) const {
+  if (extra_cols_.empty() || extra_cols_[r].empty()) return base_cols_[r];
+  scratch.clear();
+  std::set_union(base_cols_[r].begin(), base_cols_[r].end(), extra_cols_[r].begin(), extra_cols_[r].end(),
+                 std::back_inserter(scratch));
+  return scratch;
+}
+
 // Exact preallocation from the element pattern plus the current contact couplings, given
 // to PETSc as the local CSR structure (every block a full 3x3 of explicit zeros): the
 // pattern is set and assembled in one pass, with no per-entry insertion, and slots that
@@ -148,13 +164,7 @@ void LinearSystem::create_matrix() {
   std::vector<PetscInt> ia(3 * n_owned + 1, 0), ja;
   std::vector<int> merged;
   for (int r = 0; r < n_owned; ++r) {
-    const std::vector<int>* c = &base_cols_[r];
-    if (!extra_cols_.empty() && !extra_cols_[r].empty()) {
-      merged.clear();
-      std::set_union(base_cols_[r].begin(), base_cols_[r].end(), extra_cols_[r].begin(), extra_cols_[r].end(),
-                     std::back_inserter(merged));
-      c = &merged;
-    }
+    const std::vector<int>* c = &row_pattern(r, merged);
     for (int d = 0; d < 3; ++d) {
       for (int col : *c)
         for (int e = 0; e < 3; ++e) ja.push_back(3 * static_cast<PetscInt>(col) + e);
@@ -218,13 +228,7 @@ void LinearSystem::index_pattern() {
   std::vector<int> merged;
   bool ok = true;
   for (int r = 0; r < n_owned && ok; ++r) {
-    const std::vector<int>* c = &base_cols_[r];
-    if (!extra_cols_.empty() && !extra_cols_[r].empty()) {
-      merged.clear();
-      std::set_union(base_cols_[r].begin(), base_cols_[r].end(), extra_cols_[r].begin(), extra_cols_[r].end(),
-                     std::back_inserter(merged));
-      c = &merged;
-    }
+    const std::vector<int>* c = &row_pattern(r, merged);
     int k[2] = {0, 0};
     for (int col : *c) {
       const int p = (col >= lv_.vbegin && col < lv_.vend) ? 0 : 1;
@@ -265,8 +269,7 @@ void LinearSystem::index_pattern() {
 
 bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>& couplings) {
   // Couplings arrive for any row; each goes to the rank owning the row (on one rank: all
-  // of them, as they are).
-  const std::vector<int>* rows = nullptr;  // (row, col) pairs, flat
+  // of them, as they are). rbuf: this rank's (row, col) pairs, flat.
   std::vector<int>& rbuf = coupling_recv_;
   if (lv_.ranks == 1) {
     rbuf.resize(2 * couplings.size());
@@ -288,7 +291,6 @@ bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>&
     MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), rcount.data(), rdisp.data(),
                   MPI_INT, lv_.comm);
   }
-  rows = &rbuf;
   // Rebuild only when some owned row gains a column the matrix lacks (its block pattern,
   // block_cols_, or base + extra when that index is not kept); dropping couplings keeps the
   // larger pattern (explicit zeros) until the next time step.
@@ -300,11 +302,11 @@ bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>&
            std::binary_search(extra_cols_[r].begin(), extra_cols_[r].end(), c);
   };
   int grow = 0;
-  const size_t n = rows->size();
-  for (size_t i = 0; i + 1 < n && !grow; i += 2) grow = !in_pattern((*rows)[i] - lv_.vbegin, (*rows)[i + 1]);
+  const size_t n = rbuf.size();
+  for (size_t i = 0; i + 1 < n && !grow; i += 2) grow = !in_pattern(rbuf[i] - lv_.vbegin, rbuf[i + 1]);
   MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, lv_.comm);
   if (!grow) return false;
-  for (size_t i = 0; i + 1 < n; i += 2) extra_cols_[(*rows)[i] - lv_.vbegin].push_back((*rows)[i + 1]);
+  for (size_t i = 0; i + 1 < n; i += 2) extra_cols_[rbuf[i] - lv_.vbegin].push_back(rbuf[i + 1]);
   for (auto& e : extra_cols_) {
     std::sort(e.begin(), e.end());
     e.erase(std::unique(e.begin(), e.end()), e.end());

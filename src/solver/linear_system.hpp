@@ -2,8 +2,9 @@
 // (GAMG refuses BAIJ), exactly preallocated from the element stencils, solved by a KSP that
 // PETSc options can reconfigure (-ksp_type, -pc_type, -pc_factor_mat_solver_type,
 // -log_view ...). Element blocks of owned rows are added straight into the local AIJ value
-// arrays at offsets found from this class's own block pattern (see add_block); rows owned
-// elsewhere go through MatSetValuesBlocked and PETSc's stash.
+// arrays at offsets found from this class's own block pattern (see add_block); blocks of
+// rows owned elsewhere are sent to their owner at end_assembly and added there in a fixed
+// order, so an assembly is reproducible bit for bit on any rank count.
 #pragma once
 #include <petscksp.h>
 
@@ -63,6 +64,7 @@ class LinearSystem {
   void configure_solver();
   void create_matrix();
   void index_pattern();  // block_* from the assembled matrix's local CSR structure
+  const std::vector<int>& row_pattern(int r, std::vector<int>& scratch) const;
 
   // Where block (row r, column c) of an owned block row lives in the local AIJ arrays:
   // row r's sorted block columns are block_cols_[block_ptr_[r] .. block_ptr_[r + 1]); for

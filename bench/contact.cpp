@@ -207,10 +207,10 @@ int main(int argc, char** argv) {
            << ",\"calls\":" << d.calls[p] << "}";
       }
       const long counters[] = {d.pattern_rebuilds, d.broad_primitives, d.proximity_candidates, d.proximity_filtered,
-                               d.swept_rebuilds,   d.swept_candidates, d.couplings,        d.barrier_pairs,        d.barrier_active,
+                               d.swept_rebuilds,   d.swept_updates,    d.swept_candidates, d.couplings,        d.barrier_pairs,        d.barrier_active,
                                d.energy_pairs,     d.friction_pairs,   d.ccd_queries,          d.halo_vertices};
       const char* counter_names[] = {"pattern_rebuilds", "broad_primitives", "proximity_candidates",
-                                     "proximity_filtered", "swept_rebuilds", "swept_candidates", "couplings", "barrier_pairs",
+                                     "proximity_filtered", "swept_rebuilds", "swept_updates", "swept_candidates", "couplings", "barrier_pairs",
                                      "barrier_active", "energy_pairs", "friction_pairs", "ccd_queries",
                                      "halo_vertices"};
       std::ostringstream ct;

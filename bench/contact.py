@@ -155,6 +155,7 @@ def summary(r):
     s["phases"] = ph
     c = {k: sum(x["counters"].get(k, 0) for x in st) for k in st[0]["counters"]}
     c.setdefault("proximity_filtered", 0)
+    c.setdefault("swept_updates", 0)  # (older labels: no incremental skin updates)
     c.setdefault("swept_rebuilds", s["phases"]["swept_broad"]["calls"] if "phases" in s else 0)
     s["counters"] = c
 
@@ -300,7 +301,7 @@ def report(data, compare=None):
             s = summary(r)
             L.append(f"| {name} | " + " | ".join(fmt_rate(s["rates"][k]) for k in keys) + " |")
         L.append("\nWork per Newton iteration (summed over ranks)\n")
-        ckeys = ["broad_primitives", "proximity_candidates", "proximity_filtered", "swept_rebuilds", "swept_candidates", "barrier_pairs", "barrier_active",
+        ckeys = ["broad_primitives", "proximity_candidates", "proximity_filtered", "swept_rebuilds", "swept_updates", "swept_candidates", "barrier_pairs", "barrier_active",
                  "energy_pairs", "friction_pairs", "ccd_queries", "couplings", "halo_vertices"]
         L.append("| config | " + " | ".join(ckeys) + " |")
         L.append("|---|" + "---:|" * len(ckeys))

@@ -293,6 +293,20 @@ struct BroadPhase::Impl {
   std::vector<EdgeEdgeCandidate> tmp_ee;
   std::vector<uint32_t> count;
   std::vector<double> sample;
+  // Incremental updates (update_swept): the frame of the last swept build, whether its
+  // grids are current (point_grid then holds every owned point), the primitives whose box
+  // changed since (their grid entries are stale: paired by brute force) and the
+  // vertex -> triangle / edge adjacency (CSR, built on first use).
+  Frame frame;
+  double level_cap = 0.0;  // level_of's cap of that build
+  LooseGrid stale_tri_grid, stale_edge_grid, stale_point_grid;  // the stale primitives, current boxes
+  bool updatable = false;
+  double inflation = 0.0;
+  std::vector<char> stale_p, stale_t, stale_e, moved_v;
+  std::vector<int> stale_points, stale_tris, stale_edges;
+  std::vector<int> new_points, new_tris, new_edges;
+  std::vector<int> vt_start, vt, ve_start, ve;
+  size_t adjacency_for = ~size_t(0);
 };
 
 BroadPhase::BroadPhase() : impl_(std::make_unique<Impl>()) {}
@@ -338,6 +352,13 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   require(inflation >= 0.0 && std::isfinite(inflation), "inflation must be finite and >= 0");
   out.clear();
   stats_ = Stats{};
+  m.updatable = false;
+  for (int p : m.stale_points) m.stale_p[p] = 0;
+  for (int t : m.stale_tris) m.stale_t[t] = 0;
+  for (int e : m.stale_edges) m.stale_e[e] = 0;
+  m.stale_points.clear();
+  m.stale_tris.clear();
+  m.stale_edges.clear();
 
   // ---- boxes
   m.vbox.resize(nv);
@@ -465,12 +486,15 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   for (LooseGrid& g : m.edge_grid) g.finish(f, m.ebox);
   // Points coarser than some triangle: stored so that those (finer) triangles find them.
   const char* kv = kin ? kin->data() : nullptr;
+  // A swept build stores every (owned) point, so that update_swept can pair a moved
+  // triangle with the points around it; the points at or below min_tlevel are never met by
+  // the queries below (they look at levels above their triangle's).
   for (LooseGrid& g : m.point_grid) g.clear();
   int max_plevel = -1;
   for (int v : s.vertices)
-    if (m.plevel[v] > min_tlevel && m.plevel[v] != kSkip && (!pf || (*pf)[v])) {
+    if (m.plevel[v] != kSkip && (!pf || (*pf)[v]) && (m.plevel[v] > min_tlevel || dx)) {
       m.point_grid[kv && kv[v] ? 1 : 0].insert(v, m.pbox[v], m.plevel[v], f);
-      max_plevel = std::max<int>(max_plevel, m.plevel[v]);
+      if (m.plevel[v] > min_tlevel) max_plevel = std::max<int>(max_plevel, m.plevel[v]);
     }
   for (LooseGrid& g : m.point_grid) g.finish(f, m.pbox);
   for (int g = 0; g < 2; ++g) {
@@ -555,6 +579,184 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
              [](const PointTriangleCandidate& c) { return c.t; });
   sort_pairs(ee, m.tmp_ee, m.count, ne, [](const EdgeEdgeCandidate& c) { return c.ea; },
              [](const EdgeEdgeCandidate& c) { return c.eb; });
+  if (dx) {
+    m.frame = f;
+    m.level_cap = cap;
+    m.inflation = inflation;
+    m.updatable = true;
+    m.stale_p.resize(nv, 0);
+    m.stale_t.resize(nt, 0);
+    m.stale_e.resize(ne, 0);
+  }
+}
+
+bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
+                              double inflation, const std::vector<char>* pf, const std::vector<char>* ef,
+                              const std::vector<char>* kin, const std::vector<int>& moved, Candidates& added) {
+  added.clear();
+  if (!impl_) return false;
+  Impl& m = *impl_;
+  const size_t nv = x.size();
+  const int nt = static_cast<int>(s.triangles.size());
+  const int ne = static_cast<int>(s.edges.size());
+  if (!m.updatable || dx.size() != nv || m.vbox.size() != nv || m.tbox.size() != size_t(nt) ||
+      m.ebox.size() != size_t(ne) || inflation != m.inflation)
+    return false;
+  require(!pf || pf->size() == nv, "point_filter size != number of vertices");
+  require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
+  require(!kin || kin->size() == nv, "kinematic size != number of vertices");
+
+  // ---- adjacency (the surface is fixed for a BroadPhase's life; rebuilt if it changes)
+  const size_t shape = nv * 1000003u + size_t(nt) * 1009u + size_t(ne);
+  if (m.adjacency_for != shape) {
+    auto csr = [&](int n_prim, int per, auto vertex_of, std::vector<int>& start, std::vector<int>& list) {
+      start.assign(nv + 1, 0);
+      for (int p = 0; p < n_prim; ++p)
+        for (int i = 0; i < per; ++i) ++start[vertex_of(p, i) + 1];
+      for (size_t v = 0; v < nv; ++v) start[v + 1] += start[v];
+      list.resize(start[nv]);
+      std::vector<int> fill(start.begin(), start.end() - 1);
+      for (int p = 0; p < n_prim; ++p)
+        for (int i = 0; i < per; ++i) list[fill[vertex_of(p, i)]++] = p;
+    };
+    csr(nt, 3, [&](int t, int i) { return s.triangles[t][i]; }, m.vt_start, m.vt);
+    csr(ne, 2, [&](int e, int i) { return s.edges[e][i]; }, m.ve_start, m.ve);
+    m.adjacency_for = shape;
+  }
+
+  // ---- the primitives that move now (new_*), with their new boxes
+  m.moved_v.resize(nv, 0);
+  m.new_points.clear();
+  m.new_tris.clear();
+  m.new_edges.clear();
+  for (int v : moved) {
+    require(v >= 0 && size_t(v) < nv, "moved vertex id out of range");
+    if (m.moved_v[v]) continue;
+    m.moved_v[v] = 1;
+    if (s.vertex_object[v] >= 0) m.new_points.push_back(v);  // (a surface point)
+    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.new_tris.push_back(m.vt[j]);
+    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j) m.new_edges.push_back(m.ve[j]);
+  }
+  for (int v : moved) m.moved_v[v] = 0;
+  for (std::vector<int>* l : {&m.new_tris, &m.new_edges}) {
+    std::sort(l->begin(), l->end());
+    l->erase(std::unique(l->begin(), l->end()), l->end());
+  }
+  size_t fresh = 0;
+  for (int v : m.new_points) fresh += !m.stale_p[v];
+  for (int t : m.new_tris) fresh += !m.stale_t[t];
+  for (int e : m.new_edges) fresh += !m.stale_e[e];
+  const size_t stale = m.stale_points.size() + m.stale_tris.size() + m.stale_edges.size();
+  const size_t max_stale = std::max<size_t>(256, (s.vertices.size() + size_t(nt) + size_t(ne)) / 8);
+  if (stale + fresh > max_stale) return false;
+
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int v : m.new_points) {  // as in run()
+    Box& b = m.vbox[v];
+    bool ok = true;
+    for (int k = 0; k < 3; ++k) {
+      const double a = x[v][k], e = x[v][k] + dx[v][k];
+      b.lo[k] = std::min(a, e);
+      b.hi[k] = std::max(a, e);
+      ok = ok && std::isfinite(a) && std::isfinite(e);
+    }
+    if (!ok) b.lo[0] = inf;
+    Box& p = m.pbox[v];
+    p = b;
+    grow(p, 0.5 * (inflation + s.vertex_offset[v]));
+    if (!m.stale_p[v]) m.stale_p[v] = 1, m.stale_points.push_back(v);
+  }
+  for (int t : m.new_tris) {
+    const Tri& tri = s.triangles[t];
+    Box b = m.vbox[tri[0]];
+    unite(b, m.vbox[tri[1]]);
+    unite(b, m.vbox[tri[2]]);
+    grow(b, 0.5 * (inflation + s.triangle_offset[t]));
+    m.tbox[t] = b;
+    if (!finite(m.vbox[tri[0]]) || !finite(m.vbox[tri[1]]) || !finite(m.vbox[tri[2]])) m.tbox[t].lo[0] = inf;
+    if (!m.stale_t[t]) m.stale_t[t] = 1, m.stale_tris.push_back(t);
+  }
+  for (int e : m.new_edges) {
+    const Edge& ed = s.edges[e];
+    Box b = m.vbox[ed[0]];
+    unite(b, m.vbox[ed[1]]);
+    grow(b, 0.5 * (inflation + s.edge_offset[e]));
+    m.ebox[e] = b;
+    if (!finite(m.vbox[ed[0]]) || !finite(m.vbox[ed[1]])) m.ebox[e].lo[0] = inf;
+    if (!m.stale_e[e]) m.stale_e[e] = 1, m.stale_edges.push_back(e);
+  }
+
+  // ---- pairs of a moving primitive: against the grids' up-to-date entries (the stale ones
+  // skipped) and, by brute force, against every primitive moved since the build (their
+  // boxes are the current m.*box).
+  const Frame& f = m.frame;
+  const char* kv = kin ? kin->data() : nullptr;
+  auto all_kin = [&](const int* a, int na, const int* b, int nb) {
+    if (!kv) return false;
+    for (int i = 0; i < na; ++i)
+      if (!kv[a[i]]) return false;
+    for (int i = 0; i < nb; ++i)
+      if (!kv[b[i]]) return false;
+    return true;
+  };
+  auto try_pt = [&](int v, int t) {
+    if (pf && !(*pf)[v]) return;
+    const Tri& tri = s.triangles[t];
+    if (tri[0] == v || tri[1] == v || tri[2] == v) return;
+    if (!finite(m.pbox[v]) || !finite(m.tbox[t]) || !overlap(m.pbox[v], m.tbox[t])) return;
+    if (all_kin(&v, 1, tri.data(), 3)) return;
+    added.pt.push_back({v, t});
+  };
+  auto try_ee = [&](int a, int b) {
+    if (a == b) return;
+    const int lo = std::min(a, b), hi = a + b - lo;
+    if (ef && !(*ef)[lo]) return;
+    const Edge &ea = s.edges[a], &eb = s.edges[b];
+    if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1]) return;
+    if (!finite(m.ebox[a]) || !finite(m.ebox[b]) || !overlap(m.ebox[a], m.ebox[b])) return;
+    if (all_kin(ea.data(), 2, eb.data(), 2)) return;
+    added.ee.push_back({lo, hi});
+  };
+  // The stale primitives (the moving ones included) in small grids of their own, with
+  // their current boxes: rebuilt per update, linear in their number.
+  auto stale_grid = [&](LooseGrid& g, const std::vector<int>& ids, const std::vector<Box>& boxes) {
+    g.clear();
+    for (int id : ids)
+      if (finite(boxes[id])) g.insert(id, boxes[id], level_of(extent(boxes[id]), m.level_cap), f);
+    g.finish(f, boxes);
+  };
+  stale_grid(m.stale_tri_grid, m.stale_tris, m.tbox);
+  stale_grid(m.stale_point_grid, m.stale_points, m.pbox);
+  stale_grid(m.stale_edge_grid, m.stale_edges, m.ebox);
+  for (int v : m.new_points) {
+    if (!finite(m.pbox[v])) continue;
+    for (const LooseGrid& g : m.tri_grid)
+      g.query(m.pbox[v], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) {
+        if (!m.stale_t[e.id]) try_pt(v, e.id);
+      });
+    m.stale_tri_grid.query(m.pbox[v], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) { try_pt(v, e.id); });
+  }
+  for (int t : m.new_tris) {
+    if (!finite(m.tbox[t])) continue;
+    for (const LooseGrid& g : m.point_grid)
+      g.query(m.tbox[t], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) {
+        if (!m.stale_p[e.id]) try_pt(e.id, t);
+      });
+    m.stale_point_grid.query(m.tbox[t], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) { try_pt(e.id, t); });
+  }
+  for (int a : m.new_edges) {
+    if (!finite(m.ebox[a])) continue;
+    for (const LooseGrid& g : m.edge_grid)
+      g.query(m.ebox[a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) {
+        if (!m.stale_e[e.id]) try_ee(a, e.id);
+      });
+    m.stale_edge_grid.query(m.ebox[a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) { try_ee(a, e.id); });
+  }
+  std::sort(added.pt.begin(), added.pt.end());
+  added.pt.erase(std::unique(added.pt.begin(), added.pt.end()), added.pt.end());
+  std::sort(added.ee.begin(), added.ee.end());
+  added.ee.erase(std::unique(added.ee.begin(), added.ee.end()), added.ee.end());
+  return true;
 }
 
 }  // namespace weft

@@ -84,6 +84,24 @@ class BroadPhase {
                   double inflation, const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
                   const std::vector<char>* kinematic, Candidates& out);
 
+  // Incremental update of this object's last find_swept: the vertices in `moved` take the
+  // boxes of x / dx (every other vertex must have the box of that call, or of an update
+  // since, which is what makes the stored grids reusable). `added` receives, sorted and
+  // once each, every pair of the candidate definition above at the new boxes that has a
+  // primitive incident to a moved vertex (pairs already reported before may be among
+  // them; the caller merges). Surface, inflation, filters and kinematic flags must be
+  // those of the find_swept call. The primitives moved since that call ("stale": their
+  // grid entries are out of date) are skipped in the stored grids and found instead in
+  // small grids of their own rebuilt per update, so an update costs O(stale + moved
+  // primitives + pairs found). Returns false, changing nothing, when there is no
+  // find_swept to update (a find_proximity ran since) or when more than max(256, 1/8 of
+  // the primitives) would be stale — then call find_swept. Used for the skin sets of
+  // landing cloth, where a Newton step leaves a few vertices outside the boxes the set was
+  // built with (drape_default: 1-300 of 6.7K).
+  bool update_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
+                    double inflation, const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
+                    const std::vector<char>* kinematic, const std::vector<int>& moved, Candidates& added);
+
   const Stats& last_stats() const { return stats_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "contact/contact_model.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <limits>
 
@@ -73,9 +74,17 @@ void ContactModel::set_free_kinematic(const std::vector<char>& free) {
 
 namespace {
 
-struct Box {
-  double lo[3], hi[3];
-};
+// a := a u b for sorted, duplicate-free candidate lists (tmp: scratch).
+template <class T>
+void merge_into(std::vector<T>& a, const std::vector<T>& b, std::vector<T>& tmp) {
+  if (b.empty()) return;
+  tmp.clear();
+  tmp.reserve(a.size() + b.size());
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(tmp));
+  a.swap(tmp);
+}
+
+using Box = ContactModel::Box;
 
 inline bool finite3(const Vec3& a) { return std::isfinite(a[0]) && std::isfinite(a[1]) && std::isfinite(a[2]); }
 
@@ -303,16 +312,11 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     // Newton iterations, each a little shorter (drape_default: 131, 110, 89, ... dhat), and
     // half-step skins serve about every other one (swept broad phase -10%).
     const double skin0 = kSkin * params_.dhat;
-    skin_x_.resize(x.size());
-    skin_dx_.resize(x.size());
-    skin_lo_.resize(x.size());
-    skin_hi_.resize(x.size());
     const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
-    for (size_t v = 0; v < x.size(); ++v) skin_x_[v] = skin_dx_[v] = nan;
-    for (int v : surface_.vertices) {
+    auto set_skin = [&](int v) {
       if (!(vlo_[v][0] < inf)) {
         skin_lo_[v] = skin_hi_[v] = nan;
-        continue;
+        return;
       }
       const double sv = (vhi_[v] - vlo_[v]).maxCoeff();
       const double grow = large ? std::min(skin0 + kSkinLargeStep * sv, skin_max_growth_) : skin0 + sv;
@@ -324,12 +328,43 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
         skin_lo_[v][k] = std::min(a, e);
         skin_hi_[v][k] = std::max(a, e);
       }
+    };
+    // Usually only a handful of vertices leave their skin boxes (drape_default: 1-80 of
+    // 6.7K in a landing step): those get new skin boxes and the skin broad phase adds their
+    // pairs to the set (BroadPhase::update_swept) instead of rebuilding it. The skin set
+    // then is the set a rebuild with these boxes would give, plus pairs of the old boxes
+    // that the filter below drops.
+    bool updated = false;
+    if (skin_valid_) {
+      skin_moved_.clear();
+      for (int v : surface_.vertices) {
+        if (!(vlo_[v][0] < inf)) continue;
+        bool in = true;
+        for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
+        if (!in) skin_moved_.push_back(v);
+      }
+      for (int v : skin_moved_) set_skin(v);
+      updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
+                                         &kinematic_, skin_moved_, skin_added_);
+      if (updated) {
+        merge_into(skin_.pt, skin_added_.pt, skin_merge_.pt);
+        merge_into(skin_.ee, skin_added_.ee, skin_merge_.ee);
+        ++timers_.swept_updates;
+      }
     }
-    broad_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
-                            skin_);
-    timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
-    skin_valid_ = true;
-    ++timers_.swept_rebuilds;
+    if (!updated) {
+      skin_x_.resize(x.size());
+      skin_dx_.resize(x.size());
+      skin_lo_.resize(x.size());
+      skin_hi_.resize(x.size());
+      for (size_t v = 0; v < x.size(); ++v) skin_x_[v] = skin_dx_[v] = nan;
+      for (int v : surface_.vertices) set_skin(v);
+      skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
+                             skin_);
+      timers_.broad_primitives += static_cast<long>(skin_phase_.last_stats().boxed);
+      skin_valid_ = true;
+      ++timers_.swept_rebuilds;
+    }
   }
   // The swept set: the skin pairs whose boxes for this query overlap (the broad phase's
   // test on the broad phase's boxes; every such pair is a skin pair since each of its
@@ -355,15 +390,23 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     }
     return box_finite(b);
   };
-  Box pb, tb;
+  // Each primitive's box once (a skin set names each primitive in ~10 pairs); a primitive
+  // that is never paired gets an empty box.
+  const Box none{{inf, inf, inf}, {-inf, -inf, -inf}};
+  const size_t nt = surface_.triangles.size(), ne = surface_.edges.size();
+  query_pbox_.resize(x.size());
+  query_tbox_.resize(nt);
+  query_ebox_.resize(ne);
+  for (int v : surface_.vertices)
+    if (!prim(&v, 1, surface_.vertex_offset[v], query_pbox_[v])) query_pbox_[v] = none;
+  for (size_t t = 0; t < nt; ++t)
+    if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset[t], query_tbox_[t])) query_tbox_[t] = none;
+  for (size_t e = 0; e < ne; ++e)
+    if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset[e], query_ebox_[e])) query_ebox_[e] = none;
   for (const auto& p : skin_.pt)
-    if (prim(&p.v, 1, surface_.vertex_offset[p.v], pb) &&
-        prim(surface_.triangles[p.t].data(), 3, surface_.triangle_offset[p.t], tb) && overlap(pb, tb))
-      swept_.pt.push_back(p);
+    if (overlap(query_pbox_[p.v], query_tbox_[p.t])) swept_.pt.push_back(p);
   for (const auto& p : skin_.ee)
-    if (prim(surface_.edges[p.ea].data(), 2, surface_.edge_offset[p.ea], pb) &&
-        prim(surface_.edges[p.eb].data(), 2, surface_.edge_offset[p.eb], tb) && overlap(pb, tb))
-      swept_.ee.push_back(p);
+    if (overlap(query_ebox_[p.ea], query_ebox_[p.eb])) swept_.ee.push_back(p);
   timers_.swept_candidates += static_cast<long>(swept_.size());
   swept_x_ = x;
   swept_dx_ = dx;

@@ -31,6 +31,9 @@ using ContactSink = std::function<void(int nv, const int* ids, const double* g, 
 
 class ContactModel {
  public:
+  struct Box {  // an axis-aligned box (the broad phase's, see contact_model.cpp)
+    double lo[3], hi[3];
+  };
   ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
@@ -145,8 +148,12 @@ class ContactModel {
   bool swept_shifted_ = false;  // swept_dx_ is dx - c for a common translation c (update_swept)
   double swept_margin_ = 0.0;   // the extra inflation that shifted set was built with
   Candidates skin_;                          // the swept set's superset (update_swept)
+  BroadPhase skin_phase_;                    // the broad phase of skin_, kept for its updates
+  std::vector<int> skin_moved_;              // scratch: vertices outside their skin boxes
+  Candidates skin_added_, skin_merge_;       // scratch: pairs an update adds; merge buffer
   std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
+  std::vector<Box> query_pbox_, query_tbox_, query_ebox_;  // scratch: ... and primitive boxes
   bool skin_valid_ = false;
   double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge
   mutable std::vector<PairDistance> prox_dist_;          // proximity_distances' cache ...

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <random>
 
 #include <Eigen/Geometry>
@@ -278,6 +279,84 @@ TEST(BroadPhase, FiltersPartitionPairsOverRanks) {
     std::sort(uni.pt.begin(), uni.pt.end());
     std::sort(uni.ee.begin(), uni.ee.end());
     EXPECT_TRUE(same_sets(uni, all)) << "swept " << swept;
+  }
+}
+
+// update_swept: after a find_swept, a few vertices at a time take new swept boxes; each
+// update must report exactly the pairs of the new boxes that involve a primitive incident
+// to a moved vertex, with filters, kinematic flags, offsets, NaN vertices and big
+// triangles in play; and the running union (what the skin set keeps) must contain every
+// pair of the current boxes.
+TEST(BroadPhase, UpdateSweptAddsExactlyThePairsOfMovedPrimitives) {
+  const Mesh m = random_soup(41, 40, 20, 0.03, 3);
+  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()));
+  const int nv = int(m.x.size()), ranks = 2;
+  auto rank_of = [&](int v) { return std::min(ranks - 1, v * ranks / nv); };
+  std::vector<char> pf(nv), ef(s.edges.size()), kin(nv, 0);
+  for (int v = 0; v < nv; ++v) pf[v] = rank_of(v) == 0;
+  for (size_t e = 0; e < s.edges.size(); ++e) ef[e] = rank_of(s.edges[e][0]) == 0;
+  for (size_t t = 0; t < m.tris.size(); ++t)
+    if (m.obj[t] == 3)
+      for (int v : m.tris[t]) kin[v] = 1;
+  std::vector<Vec3> x = m.x, dx = random_dx(6, m.x.size(), 0.01, 0.03, 0.3);
+  const double infl = 0.004;
+  for (int filtered = 0; filtered < 2; ++filtered) {
+    const std::vector<char>* p = filtered ? &pf : nullptr;
+    const std::vector<char>* e = filtered ? &ef : nullptr;
+    BroadPhase bp;
+    Candidates skin, added;
+    bp.find_swept(s, x, dx, infl, p, e, &kin, skin);
+    std::mt19937 rng(7 + filtered);
+    std::uniform_int_distribution<int> pick(0, nv - 1);
+    std::uniform_real_distribution<double> w(-1.0, 1.0);
+    int updates = 0, rebuilds = 0;
+    for (int round = 0; round < 16; ++round) {
+      std::vector<int> moved;
+      std::vector<char> is_moved(nv, 0);
+      const int k = round == 9 ? 40 : 1 + round % 4;  // (40: beyond the stale cap)
+      for (int i = 0; i < k; ++i) {
+        const int v = pick(rng);
+        moved.push_back(v);
+        is_moved[v] = 1;
+        x[v] += 0.05 * Vec3(w(rng), w(rng), w(rng));
+        dx[v] = (round == 5 && i == 0) ? Vec3(std::nan(""), 0, 0) : 0.04 * Vec3(w(rng), w(rng), w(rng));
+      }
+      const Candidates now = brute_force(s, x, &dx, infl, p, e, &kin);
+      if (!bp.update_swept(s, x, dx, infl, p, e, &kin, moved, added)) {
+        // The stale set outgrew the cap (max(256, 1/8 of the primitives)): rebuild.
+        bp.find_swept(s, x, dx, infl, p, e, &kin, skin);
+        EXPECT_TRUE(same_sets(skin, now)) << round;
+        ++rebuilds;
+        continue;
+      }
+      ++updates;
+      Candidates want;
+      auto touches = [&](const int* v, int n) {
+        for (int i = 0; i < n; ++i)
+          if (is_moved[v[i]]) return true;
+        return false;
+      };
+      for (const auto& c : now.pt)
+        if (is_moved[c.v] || touches(s.triangles[c.t].data(), 3)) want.pt.push_back(c);
+      for (const auto& c : now.ee)
+        if (touches(s.edges[c.ea].data(), 2) || touches(s.edges[c.eb].data(), 2)) want.ee.push_back(c);
+      EXPECT_TRUE(same_sets(added, want)) << "filtered " << filtered << " round " << round;
+      Candidates merged;
+      std::set_union(skin.pt.begin(), skin.pt.end(), added.pt.begin(), added.pt.end(), std::back_inserter(merged.pt));
+      std::set_union(skin.ee.begin(), skin.ee.end(), added.ee.begin(), added.ee.end(), std::back_inserter(merged.ee));
+      skin = merged;
+      EXPECT_TRUE(std::includes(skin.pt.begin(), skin.pt.end(), now.pt.begin(), now.pt.end())) << round;
+      EXPECT_TRUE(std::includes(skin.ee.begin(), skin.ee.end(), now.ee.begin(), now.ee.end())) << round;
+    }
+    EXPECT_GE(updates, 10);
+    EXPECT_GE(rebuilds, 1);
+    // Too many moved vertices: refused, nothing changed, a full build is due.
+    std::vector<int> all(nv);
+    for (int v = 0; v < nv; ++v) all[v] = v;
+    EXPECT_FALSE(bp.update_swept(s, x, dx, infl, p, e, &kin, all, added));
+    // After a proximity query the grids are not the swept build's any more.
+    bp.find_proximity(s, x, infl, p, e, &kin, added);
+    EXPECT_FALSE(bp.update_swept(s, x, dx, infl, p, e, &kin, {0}, added));
   }
 }
 

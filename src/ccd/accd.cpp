@@ -52,6 +52,13 @@ CcdResult additive_ccd(const std::array<Vec3, N>& x, std::array<Vec3, N> p, doub
       r.iteration_limit = true;
       return r;
     }
+    // The first step's distance only feeds the next step length (the target-gap test
+    // starts at t > 0): a first step that already reaches t_max (most candidate pairs: far
+    // apart for their motion) ends here, one distance evaluation instead of two.
+    if (t == 0.0 && tn >= prm.t_max) {
+      r.toi = prm.t_max;
+      return r;
+    }
     for (int i = 0; i < N; ++i) xt[i] = x[i] + tn * p[i];
     const double gap = gap_of(dist_sq(xt));
     if (t > 0.0 && !(gap >= g)) break;  // reached the target gap (or NaN): t is the TOI

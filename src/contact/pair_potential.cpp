@@ -54,6 +54,51 @@ void project_active(MatN<3 * N>& H, const int* idx, int k, unsigned fixed) {
   }
 }
 
+// The line-line distance of an edge against a FIXED edge with direction e (a cloth edge
+// crossing an obstacle edge, the most common contact on a mesh obstacle) does not change
+// when either point of the free edge moves along e: the common normal n = ea x eb and the
+// offset r . n stay as they are, for every configuration (and so does the mollifier,
+// a function of |ea x eb|^2). Its Hessian vanishes on those two directions, so the free
+// 6 x 6 block B = Q C Q^T with Q = I_2 (x) [t1 t2] (t1, t2 an orthonormal basis of the
+// plane normal to e) and C = Q^T B Q of size 4: projecting C and mapping back is the
+// projection of B with a 4 x 4 eigen-problem instead of a 6 x 6 one (the same to
+// rounding; PairPotential.FixedPointsProjectTheFreeBlock checks it against the 6 x 6).
+// Returns false (H untouched) unless exactly one edge is fixed and the other free.
+bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0,
+                                      const Vec3& eb1) {
+  int f0;  // first free point: 0 (edge a free, b fixed) or 2
+  Vec3 e;
+  if ((fixed & 0xFu) == 0xCu) {
+    f0 = 0;
+    e = eb1 - eb0;
+  } else if ((fixed & 0xFu) == 0x3u) {
+    f0 = 2;
+    e = ea1 - ea0;
+  } else {
+    return false;
+  }
+  const double len = e.norm();
+  if (!(len > 0.0) || !std::isfinite(len)) return false;
+  const Vec3 u = e / len;
+  const Vec3 t1 = u.unitOrthogonal(), t2 = u.cross(t1);
+  Mat32 T;
+  T << t1, t2;
+  MatN<6> B;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) B.block<3, 3>(3 * i, 3 * j) = H.block<3, 3>(3 * (f0 + i), 3 * (f0 + j));
+  MatN<4> C;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) C.block<2, 2>(2 * i, 2 * j) = T.transpose() * B.block<3, 3>(3 * i, 3 * j) * T;
+  const MatN<4> P = project_symmetric_to_psd<4>(C);
+  if (P != C)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) B.block<3, 3>(3 * i, 3 * j) = T * P.block<2, 2>(2 * i, 2 * j) * T.transpose();
+  H.setZero();
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) H.block<3, 3>(3 * (f0 + i), 3 * (f0 + j)) = B.block<3, 3>(3 * i, 3 * j);
+  return true;
+}
+
 // Chain rule from d^2 to the offset barrier. Returns false when inactive / infeasible.
 template <int M>
 bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParams& bp, LocalEnergy<M>& out,
@@ -214,11 +259,13 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
     out.hessian = m * out.hessian + out.value * Hm + cross + cross.transpose();
     out.gradient = m * out.gradient + out.value * gm;
     out.value *= m;
-    if (bp.project_psd) {
+    if (bp.project_psd &&
+        !(t == EdgeEdgeType::EA_EB && project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1))) {
       const int idx[4] = {0, 1, 2, 3};
       project_active<4>(out.hessian, idx, 4, bp.fixed_points);
     }
-  } else if (bp.project_psd) {
+  } else if (bp.project_psd &&
+             !(t == EdgeEdgeType::EA_EB && project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1))) {
     int idx[4];
     project_active<4>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }

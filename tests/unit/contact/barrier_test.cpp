@@ -181,11 +181,25 @@ TEST(PairPotential, FixedPointsProjectTheFreeBlock) {
     bp.fixed_points = fixed;
     return edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, bp);
   };
-  for (int which = 0; which < 2; ++which) {
+  // Nearly parallel edges crossing in projection, inside the mollifier's range.
+  Vec12 z;
+  z << -1, 0, 0, 1, 0.001, 0, -0.9, 0.1, 0.025, 0.9, 0.1, -0.025;
+  auto ee_mollified = [&](unsigned fixed, bool pr) {
+    BarrierParams bp = params(pr);
+    bp.fixed_points = fixed;
+    return edge_edge_barrier(pt(z, 0), pt(z, 1), pt(z, 2), pt(z, 3), 1e-3 * 4.0 * 3.6, bp);
+  };
+  ASSERT_EQ(classify_edge_edge(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)), EdgeEdgeType::EA_EB);
+  ASSERT_EQ(classify_edge_edge(pt(z, 0), pt(z, 1), pt(z, 2), pt(z, 3)), EdgeEdgeType::EA_EB);
+  ASSERT_TRUE(edge_edge_mollifier_active(pt(z, 0), pt(z, 1), pt(z, 2), pt(z, 3), 1e-3 * 4.0 * 3.6));
+  for (int which = 0; which < 3; ++which) {
     for (unsigned fixed = 0; fixed < 16; ++fixed) {
-      SCOPED_TRACE(testing::Message() << (which ? "EE" : "PT") << " fixed mask " << fixed);
-      const LocalEnergy<12> raw = which ? ee_pair(fixed, false) : pt_pair(fixed, false);
-      const LocalEnergy<12> got = which ? ee_pair(fixed, true) : pt_pair(fixed, true);
+      SCOPED_TRACE(testing::Message() << (which == 2 ? "EE mollified" : which ? "EE" : "PT") << " fixed mask " << fixed);
+      auto pair = [&](unsigned f, bool pr) {
+        return which == 2 ? ee_mollified(f, pr) : which ? ee_pair(f, pr) : pt_pair(f, pr);
+      };
+      const LocalEnergy<12> raw = pair(fixed, false);
+      const LocalEnergy<12> got = pair(fixed, true);
       ASSERT_TRUE(raw.active);
       EXPECT_EQ(got.value, raw.value);
       EXPECT_EQ(got.gradient, raw.gradient);

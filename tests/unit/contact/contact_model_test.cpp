@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 #include <Eigen/Geometry>
@@ -13,6 +14,7 @@
 #include "contact/broad_phase.hpp"
 #include "contact/contact_model.hpp"
 #include "contact/distance_type.hpp"
+#include "contact/pair_potential.hpp"
 #include "contact/surface.hpp"
 
 using namespace weft;
@@ -226,6 +228,92 @@ TEST(ContactModel, SkinSetUpdatedWhenFewVerticesLeaveIt) {
       EXPECT_GE(cm.timers().swept_updates - updates0, 5) << "ranks " << ranks;
       EXPECT_LE(cm.timers().swept_rebuilds - rebuilds0, 3) << "ranks " << ranks;
     }
+}
+
+TEST(ContactModel, AssembleBarrierSumsThePairPotentials) {
+  // The folded cloth over the ground with the layers closer than the support: the model's
+  // energy, gradient and Hessian blocks (pairs beyond the support skipped on the cached
+  // distances, kinematic rows dropped) equal the pair potentials summed pair by pair.
+  const Fixture f(16, 1.2e-3, 41, 1, 0);
+  ContactModel cm = f.model();
+  const size_t nv = f.sc.x.size();
+  std::vector<Vec3> x = f.sc.x;
+  const std::vector<Vec3> jitter = random_step(nv, f.sc.kin, 2e-4, 9);
+  for (size_t v = 0; v < nv; ++v) x[v] += jitter[v];
+  cm.update_proximity(x);
+  const double kappa = 3.0;
+  std::vector<double> g(3 * nv, 0.0), g_ref(3 * nv, 0.0);
+  std::map<std::pair<int, int>, Mat3> H, H_ref;
+  auto sink_into = [&](std::vector<double>& gv, std::map<std::pair<int, int>, Mat3>& Hm) {
+    return [&](int n, const int* ids, const double* gl, const double* Hl) {
+      const int m = 3 * n;
+      for (int i = 0; i < n; ++i) {
+        for (int r = 0; r < 3; ++r) gv[3 * ids[i] + r] += gl[3 * i + r];
+        for (int j = 0; j < n; ++j) {
+          Mat3& b = Hm.try_emplace({ids[i], ids[j]}, Mat3::Zero()).first->second;
+          for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) b(r, c) += Hl[(3 * j + c) * m + 3 * i + r];
+        }
+      }
+    };
+  };
+  const double e = cm.assemble_barrier(x, kappa, sink_into(g, H));
+  ASSERT_TRUE(std::isfinite(e));
+  // Reference: every proximity pair through the public pair potentials.
+  double e_ref = 0.0;
+  int active = 0;
+  const CollisionSurface& s = f.surf;
+  BarrierParams bp;
+  bp.kappa = kappa;
+  bp.dhat = f.cp.dhat;
+  auto add = [&](const LocalEnergy<12>& le, const int* v) {
+    if (!le.active) return;
+    ++active;
+    e_ref += le.value;
+    for (int i = 0; i < 4; ++i) {
+      if (f.sc.kin[v[i]]) continue;
+      for (int r = 0; r < 3; ++r) g_ref[3 * v[i] + r] += le.gradient[3 * i + r];
+      for (int j = 0; j < 4; ++j)
+        if (!f.sc.kin[v[j]]) {
+          Mat3& b = H_ref.try_emplace({v[i], v[j]}, Mat3::Zero()).first->second;
+          b += le.hessian.block<3, 3>(3 * i, 3 * j);
+        }
+    }
+  };
+  auto mask = [&](const int* v) {
+    unsigned m = 0;
+    for (int a = 0; a < 4; ++a) m |= f.sc.kin[v[a]] ? 1u << a : 0u;
+    return m;
+  };
+  for (const auto& p : cm.proximity_set().pt) {
+    const Tri& t = s.triangles[p.t];
+    const int v[4] = {p.v, t[0], t[1], t[2]};
+    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.triangle_offset[p.t]);
+    bp.fixed_points = mask(v);
+    add(point_triangle_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], bp), v);
+  }
+  for (const auto& p : cm.proximity_set().ee) {
+    const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
+    const int v[4] = {a[0], a[1], b[0], b[1]};
+    bp.xi = 0.5 * (s.edge_offset[p.ea] + s.edge_offset[p.eb]);
+    bp.fixed_points = mask(v);
+    const double eps_x = 1e-3 * (f.sc.x[a[1]] - f.sc.x[a[0]]).squaredNorm() * (f.sc.x[b[1]] - f.sc.x[b[0]]).squaredNorm();
+    add(edge_edge_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], eps_x, bp), v);
+  }
+  ASSERT_GT(active, 20);
+  ASSERT_LT(size_t(active), cm.proximity_set().size() / 2);  // most pairs are skipped
+  EXPECT_NEAR(e, e_ref, 1e-12 * std::abs(e_ref));
+  double gmax = 0.0, gerr = 0.0;
+  for (size_t i = 0; i < g.size(); ++i) gmax = std::max(gmax, std::abs(g_ref[i])), gerr = std::max(gerr, std::abs(g[i] - g_ref[i]));
+  EXPECT_LE(gerr, 1e-12 * gmax);
+  ASSERT_EQ(H.size(), H_ref.size());
+  double hmax = 0.0, herr = 0.0;
+  for (const auto& [k, b] : H_ref) {
+    ASSERT_TRUE(H.count(k));
+    hmax = std::max(hmax, b.cwiseAbs().maxCoeff());
+    herr = std::max(herr, (H.at(k) - b).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LE(herr, 1e-12 * hmax);
 }
 
 TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {

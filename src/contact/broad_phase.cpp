@@ -1,6 +1,7 @@
 #include "contact/broad_phase.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -40,6 +41,37 @@ inline void unite(Box& b, const Box& c) {
     b.lo[k] = std::min(b.lo[k], c.lo[k]);
     b.hi[k] = std::max(b.hi[k], c.hi[k]);
   }
+}
+
+// A vertex's box: [x, x] (proximity) or [min(x, x + dx), max(x, x + dx)] (swept); a
+// vertex with a non-finite end gets lo[0] = inf (std::min may drop a NaN): never paired.
+inline Box vertex_box(const Vec3& x, const Vec3* dx) {
+  Box b;
+  if (!dx) {
+    for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = x[k];
+    return b;
+  }
+  bool ok = true;
+  for (int k = 0; k < 3; ++k) {
+    const double a = x[k], e = x[k] + (*dx)[k];
+    b.lo[k] = std::min(a, e);
+    b.hi[k] = std::max(a, e);
+    ok = ok && std::isfinite(a) && std::isfinite(e);
+  }
+  if (!ok) b.lo[0] = std::numeric_limits<double>::infinity();
+  return b;
+}
+
+// A primitive's box: the union of its N vertices' boxes grown by r; lo[0] = inf if any
+// vertex box is not finite.
+template <int N>
+Box primitive_box(const std::vector<Box>& vbox, const std::array<int, N>& v, double r) {
+  Box b = vbox[v[0]];
+  for (int i = 1; i < N; ++i) unite(b, vbox[v[i]]);
+  grow(b, r);
+  for (int i = 0; i < N; ++i)
+    if (!finite(vbox[v[i]])) b.lo[0] = std::numeric_limits<double>::infinity();
+  return b;
 }
 
 // Levels: level L holds the primitives whose box extent (largest side) is in
@@ -368,42 +400,19 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   const double inf = std::numeric_limits<double>::infinity();
   Box scene{{inf, inf, inf}, {-inf, -inf, -inf}};
   for (int v : s.vertices) {
-    Box& b = m.vbox[v];
-    if (dx) {
-      bool ok = true;
-      for (int k = 0; k < 3; ++k) {
-        const double a = x[v][k], e = x[v][k] + (*dx)[v][k];
-        b.lo[k] = std::min(a, e);
-        b.hi[k] = std::max(a, e);
-        ok = ok && std::isfinite(a) && std::isfinite(e);
-      }
-      if (!ok) b.lo[0] = inf;  // (std::min may have dropped a NaN) never paired
-    } else {
-      for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = x[v][k];
-    }
+    m.vbox[v] = vertex_box(x[v], dx ? &(*dx)[v] : nullptr);
     Box& p = m.pbox[v];
-    p = b;
+    p = m.vbox[v];
     grow(p, 0.5 * (inflation + s.vertex_offset[v]));
     if (finite(p)) unite(scene, p);
   }
   for (int t = 0; t < nt; ++t) {
-    const Tri& tri = s.triangles[t];
-    Box b = m.vbox[tri[0]];
-    unite(b, m.vbox[tri[1]]);
-    unite(b, m.vbox[tri[2]]);
-    grow(b, 0.5 * (inflation + s.triangle_offset[t]));
-    m.tbox[t] = b;
-    if (!finite(m.vbox[tri[0]]) || !finite(m.vbox[tri[1]]) || !finite(m.vbox[tri[2]])) m.tbox[t].lo[0] = inf;
-    if (finite(m.tbox[t])) unite(scene, b);
+    m.tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
+    if (finite(m.tbox[t])) unite(scene, m.tbox[t]);
   }
   for (int e = 0; e < ne; ++e) {
-    const Edge& ed = s.edges[e];
-    Box b = m.vbox[ed[0]];
-    unite(b, m.vbox[ed[1]]);
-    grow(b, 0.5 * (inflation + s.edge_offset[e]));
-    m.ebox[e] = b;
-    if (!finite(m.vbox[ed[0]]) || !finite(m.vbox[ed[1]])) m.ebox[e].lo[0] = inf;
-    if (finite(m.ebox[e])) unite(scene, b);
+    m.ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
+    if (finite(m.ebox[e])) unite(scene, m.ebox[e]);
   }
   if (s.vertices.empty()) return;
 
@@ -650,45 +659,24 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   const size_t max_stale = std::max<size_t>(256, (s.vertices.size() + size_t(nt) + size_t(ne)) / 8);
   if (stale + fresh > max_stale) return false;
 
-  const double inf = std::numeric_limits<double>::infinity();
-  for (int v : m.new_points) {  // as in run()
-    Box& b = m.vbox[v];
-    bool ok = true;
-    for (int k = 0; k < 3; ++k) {
-      const double a = x[v][k], e = x[v][k] + dx[v][k];
-      b.lo[k] = std::min(a, e);
-      b.hi[k] = std::max(a, e);
-      ok = ok && std::isfinite(a) && std::isfinite(e);
-    }
-    if (!ok) b.lo[0] = inf;
-    Box& p = m.pbox[v];
-    p = b;
-    grow(p, 0.5 * (inflation + s.vertex_offset[v]));
+  for (int v : m.new_points) {  // the boxes exactly as run() forms them
+    m.vbox[v] = vertex_box(x[v], &dx[v]);
+    m.pbox[v] = m.vbox[v];
+    grow(m.pbox[v], 0.5 * (inflation + s.vertex_offset[v]));
     if (!m.stale_p[v]) m.stale_p[v] = 1, m.stale_points.push_back(v);
   }
   for (int t : m.new_tris) {
-    const Tri& tri = s.triangles[t];
-    Box b = m.vbox[tri[0]];
-    unite(b, m.vbox[tri[1]]);
-    unite(b, m.vbox[tri[2]]);
-    grow(b, 0.5 * (inflation + s.triangle_offset[t]));
-    m.tbox[t] = b;
-    if (!finite(m.vbox[tri[0]]) || !finite(m.vbox[tri[1]]) || !finite(m.vbox[tri[2]])) m.tbox[t].lo[0] = inf;
+    m.tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
     if (!m.stale_t[t]) m.stale_t[t] = 1, m.stale_tris.push_back(t);
   }
   for (int e : m.new_edges) {
-    const Edge& ed = s.edges[e];
-    Box b = m.vbox[ed[0]];
-    unite(b, m.vbox[ed[1]]);
-    grow(b, 0.5 * (inflation + s.edge_offset[e]));
-    m.ebox[e] = b;
-    if (!finite(m.vbox[ed[0]]) || !finite(m.vbox[ed[1]])) m.ebox[e].lo[0] = inf;
+    m.ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
     if (!m.stale_e[e]) m.stale_e[e] = 1, m.stale_edges.push_back(e);
   }
 
-  // ---- pairs of a moving primitive: against the grids' up-to-date entries (the stale ones
-  // skipped) and, by brute force, against every primitive moved since the build (their
-  // boxes are the current m.*box).
+  // ---- pairs of a moving primitive: against the stored grids' up-to-date entries (the
+  // stale ones skipped) and against every primitive moved since the build, in small grids
+  // of their own with their current boxes.
   const Frame& f = m.frame;
   const char* kv = kin ? kin->data() : nullptr;
   auto all_kin = [&](const int* a, int na, const int* b, int nb) {
@@ -728,30 +716,23 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   stale_grid(m.stale_tri_grid, m.stale_tris, m.tbox);
   stale_grid(m.stale_point_grid, m.stale_points, m.pbox);
   stale_grid(m.stale_edge_grid, m.stale_edges, m.ebox);
-  for (int v : m.new_points) {
-    if (!finite(m.pbox[v])) continue;
-    for (const LooseGrid& g : m.tri_grid)
-      g.query(m.pbox[v], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) {
-        if (!m.stale_t[e.id]) try_pt(v, e.id);
-      });
-    m.stale_tri_grid.query(m.pbox[v], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) { try_pt(v, e.id); });
-  }
-  for (int t : m.new_tris) {
-    if (!finite(m.tbox[t])) continue;
-    for (const LooseGrid& g : m.point_grid)
-      g.query(m.tbox[t], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) {
-        if (!m.stale_p[e.id]) try_pt(e.id, t);
-      });
-    m.stale_point_grid.query(m.tbox[t], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) { try_pt(e.id, t); });
-  }
-  for (int a : m.new_edges) {
-    if (!finite(m.ebox[a])) continue;
-    for (const LooseGrid& g : m.edge_grid)
-      g.query(m.ebox[a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) {
-        if (!m.stale_e[e.id]) try_ee(a, e.id);
-      });
-    m.stale_edge_grid.query(m.ebox[a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int) { try_ee(a, e.id); });
-  }
+  // Each moving primitive against the up-to-date entries of the stored grids of the other
+  // kind (their stale ones skipped) and against that kind's stale grid.
+  auto pair_moving = [&](const std::vector<int>& moving, const std::vector<Box>& boxes, const LooseGrid(&grids)[2],
+                         const std::vector<char>& stale, const LooseGrid& stale_grid, auto&& try_pair) {
+    for (int a : moving) {
+      if (!finite(boxes[a])) continue;
+      auto visit = [&](const LooseGrid::Entry& e, int) { try_pair(a, e.id); };
+      for (const LooseGrid& g : grids)
+        g.query(boxes[a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int level) {
+          if (!stale[e.id]) visit(e, level);
+        });
+      stale_grid.query(boxes[a], f, 0, kNoKey, visit);
+    }
+  };
+  pair_moving(m.new_points, m.pbox, m.tri_grid, m.stale_t, m.stale_tri_grid, [&](int v, int t) { try_pt(v, t); });
+  pair_moving(m.new_tris, m.tbox, m.point_grid, m.stale_p, m.stale_point_grid, [&](int t, int v) { try_pt(v, t); });
+  pair_moving(m.new_edges, m.ebox, m.edge_grid, m.stale_e, m.stale_edge_grid, try_ee);
   std::sort(added.pt.begin(), added.pt.end());
   added.pt.erase(std::unique(added.pt.begin(), added.pt.end()), added.pt.end());
   std::sort(added.ee.begin(), added.ee.end());

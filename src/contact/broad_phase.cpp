@@ -327,8 +327,9 @@ struct BroadPhase::Impl {
   std::vector<double> sample;
   // Incremental updates (update_swept): the frame of the last swept build, whether its
   // grids are current (point_grid then holds every owned point), the primitives whose box
-  // changed since (their grid entries are stale: paired by brute force) and the
-  // vertex -> triangle / edge adjacency (CSR, built on first use).
+  // changed since (their grid entries are stale: paired through grids of their own) and
+  // the vertex -> triangle / edge adjacency of that build's surface (CSR, built by the
+  // first update after the build).
   Frame frame;
   double level_cap = 0.0;  // level_of's cap of that build
   LooseGrid stale_tri_grid, stale_edge_grid, stale_point_grid;  // the stale primitives, current boxes
@@ -338,7 +339,7 @@ struct BroadPhase::Impl {
   std::vector<int> stale_points, stale_tris, stale_edges;
   std::vector<int> new_points, new_tris, new_edges;
   std::vector<int> vt_start, vt, ve_start, ve;
-  size_t adjacency_for = ~size_t(0);
+  bool adjacency_valid = false;
 };
 
 BroadPhase::BroadPhase() : impl_(std::make_unique<Impl>()) {}
@@ -385,6 +386,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   out.clear();
   stats_ = Stats{};
   m.updatable = false;
+  m.adjacency_valid = false;
   for (int p : m.stale_points) m.stale_p[p] = 0;
   for (int t : m.stale_tris) m.stale_t[t] = 0;
   for (int e : m.stale_edges) m.stale_e[e] = 0;
@@ -615,9 +617,8 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
 
-  // ---- adjacency (the surface is fixed for a BroadPhase's life; rebuilt if it changes)
-  const size_t shape = nv * 1000003u + size_t(nt) * 1009u + size_t(ne);
-  if (m.adjacency_for != shape) {
+  // ---- adjacency of the build's surface (the caller passes that same surface)
+  if (!m.adjacency_valid) {
     auto csr = [&](int n_prim, int per, auto vertex_of, std::vector<int>& start, std::vector<int>& list) {
       start.assign(nv + 1, 0);
       for (int p = 0; p < n_prim; ++p)
@@ -630,7 +631,7 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     };
     csr(nt, 3, [&](int t, int i) { return s.triangles[t][i]; }, m.vt_start, m.vt);
     csr(ne, 2, [&](int e, int i) { return s.edges[e][i]; }, m.ve_start, m.ve);
-    m.adjacency_for = shape;
+    m.adjacency_valid = true;
   }
 
   // ---- the primitives that move now (new_*), with their new boxes
@@ -707,15 +708,15 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   };
   // The stale primitives (the moving ones included) in small grids of their own, with
   // their current boxes: rebuilt per update, linear in their number.
-  auto stale_grid = [&](LooseGrid& g, const std::vector<int>& ids, const std::vector<Box>& boxes) {
+  auto build_stale_grid = [&](LooseGrid& g, const std::vector<int>& ids, const std::vector<Box>& boxes) {
     g.clear();
     for (int id : ids)
       if (finite(boxes[id])) g.insert(id, boxes[id], level_of(extent(boxes[id]), m.level_cap), f);
     g.finish(f, boxes);
   };
-  stale_grid(m.stale_tri_grid, m.stale_tris, m.tbox);
-  stale_grid(m.stale_point_grid, m.stale_points, m.pbox);
-  stale_grid(m.stale_edge_grid, m.stale_edges, m.ebox);
+  build_stale_grid(m.stale_tri_grid, m.stale_tris, m.tbox);
+  build_stale_grid(m.stale_point_grid, m.stale_points, m.pbox);
+  build_stale_grid(m.stale_edge_grid, m.stale_edges, m.ebox);
   // Each moving primitive against the up-to-date entries of the stored grids of the other
   // kind (their stale ones skipped) and against that kind's stale grid.
   auto pair_moving = [&](const std::vector<int>& moving, const std::vector<Box>& boxes, const LooseGrid(&grids)[2],

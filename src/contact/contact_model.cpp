@@ -249,7 +249,9 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // non-finite end is never paired: lo = +inf marks it).
   vlo_.resize(x.size());
   vhi_.resize(x.size());
-  bool covered = skin_valid_;
+  // The vertices whose query box leaves the box the skin set was built with (all of them
+  // count as outside when there is no skin set).
+  skin_moved_.clear();
   for (int v : surface_.vertices) {
     bool ok = true;
     for (int k = 0; k < 3; ++k) {
@@ -262,12 +264,12 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       vlo_[v][0] = inf;
       continue;
     }
-    // Covered when inside the box the skin set was built with (which is then finite).
-    if (covered)
-      for (int k = 0; k < 3; ++k)
-        covered = covered && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
+    if (!skin_valid_) continue;
+    bool in = true;
+    for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
+    if (!in) skin_moved_.push_back(v);
   }
-  if (!covered) {
+  if (!skin_valid_ || !skin_moved_.empty()) {
     double step = 0.0;  // the largest vertex step of this query
     for (int v : surface_.vertices)
       if (vlo_[v][0] < inf) step = std::max(step, (vhi_[v] - vlo_[v]).maxCoeff());
@@ -336,13 +338,6 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     // that the filter below drops.
     bool updated = false;
     if (skin_valid_) {
-      skin_moved_.clear();
-      for (int v : surface_.vertices) {
-        if (!(vlo_[v][0] < inf)) continue;
-        bool in = true;
-        for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
-        if (!in) skin_moved_.push_back(v);
-      }
       for (int v : skin_moved_) set_skin(v);
       updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
                                          &kinematic_, skin_moved_, skin_added_);

@@ -259,16 +259,13 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
     out.hessian = m * out.hessian + out.value * Hm + cross + cross.transpose();
     out.gradient = m * out.gradient + out.value * gm;
     out.value *= m;
-    if (bp.project_psd &&
-        !(t == EdgeEdgeType::EA_EB && project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1))) {
-      const int idx[4] = {0, 1, 2, 3};
-      project_active<4>(out.hessian, idx, 4, bp.fixed_points);
-    }
-  } else if (bp.project_psd &&
-             !(t == EdgeEdgeType::EA_EB && project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1))) {
-    int idx[4];
-    project_active<4>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }
+  if (!bp.project_psd ||
+      (t == EdgeEdgeType::EA_EB && project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1)))
+    return out;
+  // The mollified potential involves all four points, whatever the distance type.
+  int idx[4] = {0, 1, 2, 3};
+  project_active<4>(out.hessian, idx, mollified ? 4 : active_points(t, idx), bp.fixed_points);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "energy/hinge_bending.hpp"
 #include "mesh/build_object_mesh.hpp"
 #include "mesh/topology.hpp"
+#include "partition/kinematic_owner.hpp"
 #include "partition/metis_partition.hpp"
 
 namespace weft {
@@ -100,6 +101,13 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   std::vector<int> weight(n);
   for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
   std::vector<int> part = partition_graph(g, ranks, &weight);
+  // ... and an obstacle goes with the cloth beside it, not wherever METIS put a
+  // zero-weight component (partition/kinematic_owner.hpp).
+  if (ranks > 1) {
+    std::vector<char> kinematic(n);
+    for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
+    attach_kinematic_to_nearest(g, X, kinematic, part);
+  }
 
   // 3. Renumber: solver id ordered by (part, input id), so each part is one block.
   s.input_of_solver.resize(n);

@@ -1,0 +1,28 @@
+// Owners for the vertices the graph partition cannot place: kinematic vertices none of
+// whose graph neighbours is dynamic (obstacles, wholly pinned patches).
+//
+// METIS balances the dynamic vertices (weight 1) and gives kinematic ones weight 0, so an
+// obstacle, a connected component of its own, lands on whichever part METIS likes: in a
+// scene of two drapes on one rank each, both spheres and the ground went to rank 1. That
+// costs twice: the contact pairs of an obstacle point or edge are owned by the obstacle
+// vertex's owner (so rank 1 computed the barrier of the other rank's drape and shipped its
+// Hessian blocks across), and every halo exchange moved the whole sphere. Each such vertex
+// instead joins the part of its nearest dynamic vertex at the start, so its pairs and its
+// halo traffic stay with the rank that owns the cloth beside it.
+#pragma once
+#include <vector>
+
+#include "core/types.hpp"
+#include "partition/metis_partition.hpp"
+
+namespace weft {
+
+// part: a part id per vertex (from partition_graph), changed in place for every vertex v
+// with kinematic[v] and no dynamic neighbour in g: it takes the part of the dynamic vertex
+// nearest to x[v] (Euclidean; ties to the lower vertex id). Deterministic, so every rank
+// computes the same answer. Left as it is when there is no dynamic vertex, or when the
+// move would leave a part empty (fewer dynamic vertices than parts).
+void attach_kinematic_to_nearest(const VertexGraph& g, const std::vector<Vec3>& x, const std::vector<char>& kinematic,
+                                 std::vector<int>& part);
+
+}  // namespace weft

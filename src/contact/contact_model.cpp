@@ -497,7 +497,8 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   return e;
 }
 
-void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const {
+void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
+                                    double reach_dhat) const {
   // (Timed by the caller, with the matrix re-preallocation, as ContactPhase::Couplings.)
   // The pairs that can emit a Hessian block at x are those inside the barrier's support,
   // d^2 - xi^2 < S; a pair counts here when it is within kCouplingReach * dhat beyond that
@@ -507,7 +508,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   // dynamic vertices are listed: the diagonal blocks are always in the matrix, and a
   // kinematic vertex has no rows or columns, so a point on an obstacle adds nothing.
   out.clear();
-  const double reach = (1.0 + kCouplingReach) * params_.dhat;
+  const double reach = (1.0 + (reach_dhat < 0 ? kCouplingReach : reach_dhat)) * params_.dhat;
   auto add = [&](const int* v) {
     int dyn[4], n = 0;
     for (int a = 0; a < 4; ++a)

@@ -74,8 +74,10 @@ class ContactModel {
   // Global-id vertex couplings (row, col), row != col, both dynamic, of every pair that
   // can emit a Hessian block at x (within the barrier's support, plus a look-ahead margin of
   // dhat) and of every friction pair: the off-diagonal matrix pattern the contact blocks
-  // may fill. Sorted, unique.
-  void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out) const;
+  // may fill. Sorted, unique. reach: the margin beyond the support in units of dhat
+  // (negative: the default look-ahead, kCouplingReach in contact_model.cpp).
+  void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
+                        double reach = -1.0) const;
   // Smallest d - xi over the current set (+inf if empty).
   double min_gap(const std::vector<Vec3>& x) const;
   // Largest t in (0, 1] such that x + t dx stays clear (ACCD over the swept set).

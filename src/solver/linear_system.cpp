@@ -267,7 +267,26 @@ void LinearSystem::index_pattern() {
   if (!all_ok) block_ptr_.clear();
 }
 
+bool LinearSystem::pattern_grows(const std::vector<std::pair<int, int>>& couplings) {
+  route_couplings(couplings);
+  return grows();
+}
+
 bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>& couplings) {
+  route_couplings(couplings);
+  if (!grows()) return false;
+  const std::vector<int>& rbuf = coupling_recv_;
+  const size_t n = rbuf.size();
+  for (size_t i = 0; i + 1 < n; i += 2) extra_cols_[rbuf[i] - lv_.vbegin].push_back(rbuf[i + 1]);
+  for (auto& e : extra_cols_) {
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
+  }
+  create_matrix();
+  return true;
+}
+
+void LinearSystem::route_couplings(const std::vector<std::pair<int, int>>& couplings) {
   // Couplings arrive for any row; each goes to the rank owning the row (on one rank: all
   // of them, as they are). rbuf: this rank's (row, col) pairs, flat.
   std::vector<int>& rbuf = coupling_recv_;
@@ -291,9 +310,13 @@ bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>&
     MPI_Alltoallv(sbuf.data(), scount.data(), sdisp.data(), MPI_INT, rbuf.data(), rcount.data(), rdisp.data(),
                   MPI_INT, lv_.comm);
   }
-  // Rebuild only when some owned row gains a column the matrix lacks (its block pattern,
-  // block_cols_, or base + extra when that index is not kept); dropping couplings keeps the
-  // larger pattern (explicit zeros) until the next time step.
+}
+
+// Rebuild only when some owned row gains a column the matrix lacks (its block pattern,
+// block_cols_, or base + extra when that index is not kept); dropping couplings keeps the
+// larger pattern (explicit zeros) until the next time step. Collective.
+bool LinearSystem::grows() {
+  const std::vector<int>& rbuf = coupling_recv_;
   if (extra_cols_.empty()) extra_cols_.resize(lv_.num_owned());
   auto in_pattern = [&](int r, int c) {
     if (!block_ptr_.empty())
@@ -305,14 +328,7 @@ bool LinearSystem::set_contact_couplings(const std::vector<std::pair<int, int>>&
   const size_t n = rbuf.size();
   for (size_t i = 0; i + 1 < n && !grow; i += 2) grow = !in_pattern(rbuf[i] - lv_.vbegin, rbuf[i + 1]);
   MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, lv_.comm);
-  if (!grow) return false;
-  for (size_t i = 0; i + 1 < n; i += 2) extra_cols_[rbuf[i] - lv_.vbegin].push_back(rbuf[i + 1]);
-  for (auto& e : extra_cols_) {
-    std::sort(e.begin(), e.end());
-    e.erase(std::unique(e.begin(), e.end()), e.end());
-  }
-  create_matrix();
-  return true;
+  return grow != 0;
 }
 
 LinearSystem::~LinearSystem() {

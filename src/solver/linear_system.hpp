@@ -43,6 +43,8 @@ class LinearSystem {
   // owned anywhere). Collective. Rebuilds the matrix when the pattern must grow; returns
   // whether it did.
   bool set_contact_couplings(const std::vector<std::pair<int, int>>& couplings);
+  // Collective: whether set_contact_couplings(couplings) would rebuild the matrix.
+  bool pattern_grows(const std::vector<std::pair<int, int>>& couplings);
   // Solve A p = rhs; returns KSP iterations. Throws RuntimeFailure when the KSP diverges.
   int solve(Vec rhs, Vec p);
   // Call at the start of every time step: expensive preconditioner data (GAMG
@@ -98,6 +100,10 @@ class LinearSystem {
   std::vector<std::vector<int>> base_cols_;   // element pattern per owned block row
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   std::vector<int> coupling_recv_;            // set_contact_couplings' (row, col) buffer
+  // Sends each coupling to the owner of its row; this rank's ones land in coupling_recv_.
+  void route_couplings(const std::vector<std::pair<int, int>>& couplings);
+  // Whether coupling_recv_ holds a block the pattern lacks, on any rank (collective).
+  bool grows();
   MatNullSpace nullspace_ = nullptr;
   bool first_solve_in_step_ = true;
   int pattern_kept_ = 0;

@@ -166,7 +166,21 @@ TEST(LinearSystemReuse, DirectSolveKeepsTheSymbolicFactorisationAcrossSteps) {
     if (!scene.kinematic(v)) (a < 0 ? a : b) = v;
   b = scene.num_vertices - 1;
   while (scene.kinematic(b)) --b;
+  // pattern_grows asks without rebuilding (on every rank, whichever owns the rows);
+  // couplings already in the pattern (a mesh edge's) never grow it.
+  const Mat before = sys.matrix();
+  EXPECT_TRUE(sys.pattern_grows({{a, b}, {b, a}}));
+  EXPECT_EQ(sys.matrix(), before);
+  weft::Tri t0 = scene.triangles[0];
+  for (const weft::Tri& t : scene.triangles)
+    if (!scene.kinematic(t[0]) && !scene.kinematic(t[1]) && !scene.kinematic(t[2])) {
+      t0 = t;
+      break;
+    }
+  EXPECT_FALSE(sys.pattern_grows({{t0[0], t0[1]}, {t0[1], t0[0]}}));
+  EXPECT_FALSE(sys.set_contact_couplings({{t0[0], t0[1]}, {t0[1], t0[0]}}));
   EXPECT_TRUE(sys.set_contact_couplings({{a, b}, {b, a}}));
+  EXPECT_FALSE(sys.pattern_grows({{a, b}, {b, a}}));  // now in the pattern
   assemble(sys, scene, lv, 1.0, 10.0);
   const Solve s3 = solve(sys, lv.comm, lv.num_owned());
   EXPECT_LT(s3.residual, 1e-10);

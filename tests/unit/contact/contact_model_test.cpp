@@ -314,6 +314,19 @@ TEST(ContactModel, AssembleBarrierSumsThePairPotentials) {
     herr = std::max(herr, (H.at(k) - b).cwiseAbs().maxCoeff());
   }
   EXPECT_LE(herr, 1e-12 * hmax);
+
+  // The coupling pattern covers every off-diagonal block the assembly emitted; a wider
+  // reach (the slack a grown pattern takes in) lists a strict superset.
+  std::vector<std::pair<int, int>> near, wide;
+  cm.active_couplings(x, near);
+  cm.active_couplings(x, wide, 3.0);
+  ASSERT_FALSE(near.empty());
+  for (const auto& [k, b] : H) {
+    if (k.first == k.second) continue;
+    EXPECT_TRUE(std::binary_search(near.begin(), near.end(), k));
+  }
+  EXPECT_TRUE(std::includes(wide.begin(), wide.end(), near.begin(), near.end()));
+  EXPECT_GT(wide.size(), near.size());
 }
 
 TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {

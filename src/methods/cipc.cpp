@@ -314,7 +314,7 @@ double CipcStepper::assemble(const double* xl) {
       He9 *= h2;
       for (int a = 0; a < 3; ++a) ids[a] = global_id_[l[a]];
       scatter_grad(3, l, ge9.data());
-      sys_->add_block(3, ids, He9.data());  // symmetric: column-major == row-major
+      sys_->add_block(tri_slots_, k, 3, ids, He9.data());  // symmetric: column-major == row-major
     }
     Vec12 ge12;
     Mat12 He12;
@@ -326,7 +326,7 @@ double CipcStepper::assemble(const double* xl) {
       He12 *= h2;
       for (int a = 0; a < 4; ++a) ids[a] = global_id_[l[a]];
       scatter_grad(4, l, ge12.data());
-      sys_->add_block(4, ids, He12.data());
+      sys_->add_block(hinge_slots_, k, 4, ids, He12.data());
     }
   }
   // Ghost rows belong to their owners: sum them there.

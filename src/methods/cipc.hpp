@@ -119,6 +119,7 @@ class CipcStepper {
   int al_count_ = 0;                 // global number of AL vertices this step
   int stage_contact_ = 0;
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;
+  LinearSystem::SlotCache tri_slots_, hinge_slots_;  // matrix positions of the elastic blocks
   bool rebuilt_last_ = false;  // the previous Newton iteration grew the contact pattern
 };
 

@@ -200,6 +200,7 @@ void LinearSystem::create_matrix() {
 // at row_start + 3 k in each scalar row, k counted among that part's blocks. Checked against
 // the CSR column indices here; add_block then needs no search in PETSc.
 void LinearSystem::index_pattern() {
+  ++pattern_version_;
   const int n_owned = lv_.num_owned();
   PetscBool is_mpi = PETSC_FALSE;
   check(PetscObjectTypeCompare((PetscObject)A_, MATMPIAIJ, &is_mpi), "PetscObjectTypeCompare");
@@ -357,16 +358,7 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
     if (row < 0) continue;
     const double* va = values + 3 * a * stride;
     if (row < lv_.vbegin || row >= lv_.vend) {
-      // Owned elsewhere: sent to its owner at end_assembly.
-      const int owner = scene_.owner_of(row);
-      if (off_idx_.empty()) off_idx_.resize(lv_.ranks), off_val_.resize(lv_.ranks);
-      for (int b = 0; b < nv; ++b) {
-        if (ids[b] < 0) continue;
-        off_idx_[owner].push_back(row);
-        off_idx_[owner].push_back(ids[b]);
-        for (int d = 0; d < 3; ++d)
-          off_val_[owner].insert(off_val_[owner].end(), va + d * stride + 3 * b, va + d * stride + 3 * b + 3);
-      }
+      add_off_rank(row, nv, ids, va, stride);
       continue;
     }
     for (int b = 0; b < nv; ++b)
@@ -374,14 +366,62 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
   }
 }
 
-void LinearSystem::add_owned(int r, int col, const double* v, int stride) {
+void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, const double* values) {
+  if (!values_[0]) {
+    add_block(nv, ids, values);
+    return;
+  }
+  if (c.version != pattern_version_) {
+    std::fill(c.slot.begin(), c.slot.end(), -1);
+    c.version = pattern_version_;
+  }
+  const size_t base = k * nv * nv;
+  if (c.slot.size() < base + nv * nv) c.slot.resize(base + nv * nv, -1);  // first assemblies only
+  const int stride = 3 * nv;
+  for (int a = 0; a < nv; ++a) {
+    const int row = ids[a];
+    if (row < 0) continue;
+    const double* va = values + 3 * a * stride;
+    if (row < lv_.vbegin || row >= lv_.vend) {
+      add_off_rank(row, nv, ids, va, stride);
+      continue;
+    }
+    const int r = row - lv_.vbegin;
+    int* slot = c.slot.data() + base + a * nv;
+    for (int b = 0; b < nv; ++b) {
+      if (ids[b] < 0) continue;
+      if (slot[b] < 0) slot[b] = find_block(r, ids[b]);
+      add_at(slot[b], r, va + 3 * b, stride);
+    }
+  }
+}
+
+// Owned elsewhere: sent to its owner at end_assembly.
+void LinearSystem::add_off_rank(int row, int nv, const int* ids, const double* va, int stride) {
+  const int owner = scene_.owner_of(row);
+  if (off_idx_.empty()) off_idx_.resize(lv_.ranks), off_val_.resize(lv_.ranks);
+  for (int b = 0; b < nv; ++b) {
+    if (ids[b] < 0) continue;
+    off_idx_[owner].push_back(row);
+    off_idx_[owner].push_back(ids[b]);
+    for (int d = 0; d < 3; ++d)
+      off_val_[owner].insert(off_val_[owner].end(), va + d * stride + 3 * b, va + d * stride + 3 * b + 3);
+  }
+}
+
+int LinearSystem::find_block(int r, int col) const {
   const int* first = block_cols_.data() + block_ptr_[r];
   const int* last = block_cols_.data() + block_ptr_[r + 1];
   const int* it = std::lower_bound(first, last, col);
   if (it == last || *it != col)
     throw RuntimeFailure("LinearSystem: block (" + std::to_string(lv_.vbegin + r) + ", " + std::to_string(col) +
                          ") is not in the preallocated pattern");
-  const size_t e = static_cast<size_t>(it - block_cols_.data());
+  return static_cast<int>(it - block_cols_.data());
+}
+
+void LinearSystem::add_owned(int r, int col, const double* v, int stride) { add_at(find_block(r, col), r, v, stride); }
+
+void LinearSystem::add_at(int e, int r, const double* v, int stride) {
   const int p = block_part_[e];
   PetscScalar* dst = values_[p] + block_pos_[e];
   const PetscInt* rs = row_start_[p].data() + 3 * r;

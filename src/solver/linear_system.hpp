@@ -30,6 +30,14 @@ class LinearSystem {
   // Add an element block matrix over `nv` vertices given by their GLOBAL solver ids;
   // a negative id drops that vertex's rows and columns.
   void add_block(int nv, const int* global_ids, const double* values_row_major);
+  // The same for element `element` of a fixed list (its ids the same at every assembly):
+  // the positions of its owned blocks in the AIJ arrays are found once and kept in `cache`
+  // until the pattern is rebuilt, instead of searched for at every assembly.
+  struct SlotCache {
+    std::vector<int> slot;  // block index per (element, a, b); -1: not looked up yet
+    long version = -1;      // pattern_version_ the slots belong to
+  };
+  void add_block(SlotCache& cache, size_t element, int nv, const int* global_ids, const double* values_row_major);
   void end_assembly();                              // kinematic identity rows + flush
   // Gradient entries (3 values of block row `row`, a global id, owned anywhere) added to g
   // by flush_rhs(g), collective, in the same fixed order as the matrix's off-rank blocks.
@@ -85,6 +93,10 @@ class LinearSystem {
   std::vector<std::vector<int>> off_idx_, rhs_idx_;
   std::vector<std::vector<double>> off_val_, rhs_val_;
   void add_owned(int r, int col, const double* v, int stride);  // block (r local, col) += v (3 rows)
+  int find_block(int r, int col) const;                           // entry e of block (r local, col)
+  void add_at(int e, int r, const double* v, int stride);         // block entry e of row r += v
+  void add_off_rank(int row, int nv, const int* ids, const double* va, int stride);  // row owned elsewhere
+  long pattern_version_ = 0;  // bumped whenever the block positions change (index_pattern)
   void exchange(std::vector<std::vector<int>>& idx, std::vector<std::vector<double>>& val, int ints, int doubles,
                 std::vector<int>& ridx, std::vector<double>& rval) const;
   Mat part_[2] = {nullptr, nullptr};           // the local SeqAIJ parts (borrowed from A_)

@@ -140,9 +140,11 @@ void project_hinge_exact(const Vec12& x, Mat12& H) {
     Q.block<3, 1>(3 * a, 6) = ax[0](a) * ehat;
     Q.block<3, 1>(3 * a, 7) = ax[1](a) * ehat;
   }
-  MatN<8> Hr = Q.transpose() * H * Q;
+  // Lazy (coefficient-wise) products: for these sizes Eigen's GEMM path spends its time
+  // packing operands.
+  MatN<8> Hr = Q.transpose().lazyProduct(H).lazyProduct(Q);
   project_psd<8>(Hr);
-  H.noalias() = Q * Hr * Q.transpose();
+  H.noalias() = Q.lazyProduct(Hr).lazyProduct(Q.transpose());
 }
 
 }  // namespace

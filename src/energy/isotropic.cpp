@@ -65,7 +65,8 @@ void isotropic_grad_hess(const Svd32& svd, const IsoDerivs& d, double scale, con
   lam << hs.values(0), hs.values(1), d.l_sym, d.l_rot, d.l_out1, d.l_out2;
   if (project) lam = lam.cwiseMax(0.0);
   lam *= scale;
-  H->noalias() = Q * lam.asDiagonal() * Q.transpose();
+  const Eigen::Matrix<double, 9, 6> Ql = Q * lam.asDiagonal();
+  H->noalias() = Ql.lazyProduct(Q.transpose());  // lazy: no GEMM packing at this size
 }
 
 }  // namespace weft

@@ -66,6 +66,7 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
 
   dynamic_vertices_ = 0;
   for (int v = lv.vbegin; v < lv.vend; ++v) dynamic_vertices_ += !scene.kinematic(v);
+  local_dynamic_ = dynamic_vertices_;
   MPI_Allreduce(MPI_IN_PLACE, &dynamic_vertices_, 1, MPI_INT, MPI_SUM, lv.comm);
   spec_ = spec;
   configure_solver();
@@ -96,6 +97,25 @@ void LinearSystem::configure_solver() {
     ksp_type = (pc_type == "cholesky" || pc_type == "lu") ? "preonly" : "cg";
   } else if (pc_type.empty()) {
     pc_type = lv_.ranks == 1 ? "icc" : "gamg";
+  }
+  // A direct solve on several ranks whose matrix has no entry coupling two ranks (separate
+  // objects, each whole on its rank: drape_twin at 2 ranks) is one independent system per
+  // rank: block Jacobi with one block per rank and a sequential Cholesky per block solves it
+  // exactly, with no distributed factorisation (MUMPS's 2-process factorisation, triangular
+  // solves and rank-0 analysis cost drape_twin 20-35 ms per Newton iteration over one drape
+  // on one rank), and deterministically, so a restart reproduces the run. create_matrix
+  // re-decides whenever the pattern changes.
+  split_eligible_ = lv_.ranks > 1 && pc_type == "cholesky" && ksp_type == "preonly";
+  split_active_ = split_eligible_ && decoupled_;
+  split_for_ = decoupled_;
+  if (split_active_) {
+    pc_type = PCBJACOBI;
+    set_default_option("-sub_ksp_type", "preonly");
+    set_default_option("-sub_pc_type", "cholesky");
+    set_default_option("-sub_pc_factor_mat_solver_type", "mumps");
+    set_default_option("-sub_mat_mumps_icntl_14", "100");
+    // Each block's own size picks the ordering, as for the one-rank system below.
+    set_default_option("-sub_mat_mumps_icntl_7", local_dynamic_ <= kSmallSystemVertices ? "2" : "5");
   }
   check(KSPSetType(ksp_, ksp_type.c_str()), "KSPSetType");
   check(PCSetType(pc, pc_type.c_str()), "PCSetType");
@@ -140,7 +160,10 @@ void LinearSystem::configure_solver() {
   PetscBool is_factor = PETSC_FALSE, is_preonly = PETSC_FALSE;
   check(PetscObjectTypeCompareAny((PetscObject)pc, &is_factor, PCCHOLESKY, PCLU, ""), "PetscObjectTypeCompareAny");
   check(PetscObjectTypeCompare((PetscObject)ksp_, KSPPREONLY, &is_preonly), "PetscObjectTypeCompare");
-  factor_pc_ = is_factor;
+  PetscBool is_bjacobi = PETSC_FALSE;
+  check(PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &is_bjacobi), "PetscObjectTypeCompare");
+  split_active_ = split_active_ && is_bjacobi && is_preonly;
+  factor_pc_ = is_factor || split_active_;
   reuse_factor_ = is_factor && !is_preonly && spec_.factor_reuse_its > 0;
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
@@ -163,8 +186,10 @@ void LinearSystem::create_matrix() {
   const int n_owned = lv_.num_owned();
   std::vector<PetscInt> ia(3 * n_owned + 1, 0), ja;
   std::vector<int> merged;
+  int coupled = 0;  // a column owned by another rank (rows' columns are sorted)
   for (int r = 0; r < n_owned; ++r) {
     const std::vector<int>* c = &row_pattern(r, merged);
+    coupled |= !c->empty() && (c->front() < lv_.vbegin || c->back() >= lv_.vend);
     for (int d = 0; d < 3; ++d) {
       for (int col : *c)
         for (int e = 0; e < 3; ++e) ja.push_back(3 * static_cast<PetscInt>(col) + e);
@@ -192,6 +217,12 @@ void LinearSystem::create_matrix() {
     check(MatSetOption(A_, o, PETSC_TRUE), "MatSetOption");
   if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
   index_pattern();
+  // The owned diagonal block is SPD as well: a per-rank Cholesky (block Jacobi) then runs
+  // MUMPS's SPD factorisation (no pivoting) rather than its symmetric indefinite one.
+  if (part_[1]) check(MatSetOption(part_[0], MAT_SPD, PETSC_TRUE), "MatSetOption");
+  MPI_Allreduce(MPI_IN_PLACE, &coupled, 1, MPI_INT, MPI_MAX, lv_.comm);  // a collective decision
+  decoupled_ = lv_.ranks > 1 && !coupled;
+  if (ksp_ && split_eligible_ && decoupled_ != split_for_) configure_solver();
 }
 
 // The assembled local parts store every block as three consecutive columns in each of its
@@ -613,6 +644,7 @@ std::string LinearSystem::describe() const {
   std::ostringstream os;
   os << kt << "+" << pt;
   MatSolverType st = nullptr;
+  if (split_active_) os << "(cholesky(mumps) per rank: no coupling between ranks)";
   if (pt && (std::string(pt) == "cholesky" || std::string(pt) == "lu")) {
     PCFactorGetMatSolverType(pc, &st);
     if (st) os << "(" << st << ")";

@@ -61,6 +61,8 @@ class LinearSystem {
   void new_time_step();
   std::string describe() const;
   int fallbacks() const { return fallbacks_; }  // solves redone by Cholesky
+  // The direct solve runs as one sequential Cholesky per rank (the matrix couples no two ranks).
+  bool split_solve() const { return split_active_; }
   // Numeric factorisations so far (factorisation preconditioners only): with a Krylov
   // KSP they are reused across Newton iterations, see solve().
   long factorizations() const { return factorizations_; }
@@ -120,6 +122,11 @@ class LinearSystem {
   bool first_solve_in_step_ = true;
   int pattern_kept_ = 0;
   int dynamic_vertices_ = 0;    // global count, fixed: picks the MUMPS ordering (configure_solver)        // steps that kept matrix, KSP and symbolic factorisation
+  int local_dynamic_ = 0;       // this rank's share of it (the per-rank Cholesky's ordering)
+  bool decoupled_ = false;      // several ranks, no matrix entry couples two of them
+  bool split_eligible_ = false; // a direct Cholesky was asked for on several ranks ...
+  bool split_active_ = false;   // ... and runs as one sequential Cholesky per rank (block Jacobi)
+  bool split_for_ = false;      // the decoupled_ the solver was configured for
   bool factor_pc_ = false;      // PC is a (Cholesky/LU) factorisation
   bool reuse_factor_ = false;   // ... applied by a Krylov method, so an old factor still serves
   PetscReal rtol_ = 0, abstol_ = 0, dtol_ = 0;  // as configured (case, then command line)

@@ -347,3 +347,63 @@ TEST(LinearSystemAssembly, SlotCacheEqualsSearchedBlocksAcrossRebuilds) {
   ASSERT_TRUE(sys.set_contact_couplings(couplings));
   expect_same(3.0, "after a rebuild");
 }
+
+TEST(LinearSystemSplit, DecoupledRanksSolveOneCholeskyEachAndMatchOneRank) {
+  // Two separate cloths (bench/cases/drape_twin.yaml, coarse): at 2 ranks each is whole on
+  // its rank, the matrix couples no two ranks, and the direct solve runs as one sequential
+  // Cholesky per rank (block Jacobi, exact here). A coupling across the ranks switches back
+  // to the distributed factorisation; the next step's fresh pattern to the split one. At 1
+  // rank there is nothing to split; at 3 ranks one cloth is cut. Every answer is the 1-rank one.
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const weft::CaseSpec spec = weft::load_case(
+      std::string(WEFT_TEST_DIR) + "/../bench/cases/drape_twin.yaml",
+      {"objects.0.mesh.resolution=[14, 14]", "objects.1.mesh.resolution=[14, 14]", "solver.linear.pc=cholesky",
+       "contact.enabled=false"});
+  const weft::Scene scene = weft::build_scene(spec, ranks);
+  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  weft::LinearSystem sys(scene, lv, spec.linear);
+  sys.new_time_step();
+  EXPECT_EQ(sys.split_solve(), ranks == 2) << sys.describe();
+  assemble(sys, scene, lv, 1.0, 1.0e3, 1.0e3);
+  const Solve s1 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_LT(s1.residual, 1e-8);
+  EXPECT_EQ(sys.factorizations(), 1);
+
+  // A coupling between the two cloths (their first free vertices): no longer split.
+  int a = -1, b = -1;
+  for (int v = 0; v < scene.num_vertices; ++v) {
+    if (scene.kinematic(v)) continue;
+    const int obj = scene.vertex_object[v];
+    if (obj == 0 && a < 0) a = v;
+    if (obj == 1 && b < 0) b = v;
+  }
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  ASSERT_TRUE(sys.set_contact_couplings({{a, b}, {b, a}}));
+  EXPECT_FALSE(sys.split_solve()) << sys.describe();
+  assemble(sys, scene, lv, 1.0, 1.0e3, 1.0e3);
+  const Solve s2 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_LT(s2.residual, 1e-8);
+  EXPECT_NEAR(s2.norm, s1.norm, 1e-10 * s1.norm);  // the same values, one more (zero) block
+
+  sys.new_time_step();  // the couplings belonged to the last step
+  EXPECT_EQ(sys.split_solve(), ranks == 2) << sys.describe();
+  assemble(sys, scene, lv, 2.0, 1.0e3, 1.0e3);
+  const Solve s3 = solve(sys, lv.comm, lv.num_owned());
+  EXPECT_LT(s3.residual, 1e-8);
+  EXPECT_EQ(sys.factorizations(), 3);
+
+  if (rank == 0) {
+    const weft::Scene scene1 = weft::build_scene(spec, 1);
+    const weft::LocalView lv1 = weft::make_local_view(scene1, MPI_COMM_SELF);
+    weft::LinearSystem sys1(scene1, lv1, spec.linear);
+    sys1.new_time_step();
+    EXPECT_FALSE(sys1.split_solve());
+    assemble(sys1, scene1, lv1, 1.0, 1.0e3, 1.0e3);
+    EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s1.norm, 1e-10 * s1.norm);
+    assemble(sys1, scene1, lv1, 2.0, 1.0e3, 1.0e3);
+    EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s3.norm, 1e-10 * s3.norm);
+  }
+}

@@ -14,7 +14,8 @@ optimisation) and writes bench/results/contact.md and bench/results/contact.png.
 Run from the repository root. Each configuration starts from a warm checkpoint (the case
 run by weft for --warm frames, so the measured steps are in contact) written once into
 --warm-dir and reused; the same checkpoint serves 1 and 2 ranks. Every configuration uses
-the direct solver (`--set solver.linear.pc=cholesky`: CHOLMOD on 1 rank, MUMPS on 2), so
+the direct solver (`--set solver.linear.pc=cholesky`: MUMPS on any rank count; one sequential
+MUMPS Cholesky per rank when no matrix entry couples two ranks), so
 1- and 2-rank runs take the same Newton iterations up to rounding. With --repeats > 1 the
 run with the smallest wall time is kept (the machine is shared).
 """
@@ -199,8 +200,8 @@ def report(data, compare=None):
              "builds and runs: the load average is recorded at the start and end of every run, and the CPU share "
              "(CPU time the least served rank got / wall time) beside it.")
     L.append("- every rank single-threaded (`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`), `mpirun --bind-to none --mca "
-             "mpi_yield_when_idle 1`; direct solver everywhere (`solver.linear.pc=cholesky`: CHOLMOD on 1 rank, "
-             "MUMPS on 2), so 1 and 2 ranks take the same Newton iterations from the same start.")
+             "mpi_yield_when_idle 1`; direct solver everywhere (`solver.linear.pc=cholesky`: MUMPS on any rank "
+             "count, one sequential MUMPS Cholesky per rank when no matrix entry couples two ranks), so 1 and 2 ranks take the same Newton iterations from the same start.")
     L.append("- each configuration starts from a warm checkpoint (weft run for the warm-up frames: the cloth is on "
              "the sphere / the panels are piling up) and times the next steps; `drape90` is drape_default at "
              "90x90 (8100 cloth vertices, ~2x 64x64) for weak scaling; `pair128` is `bench/cases/drape_pair.yaml`, two "

@@ -122,8 +122,10 @@ void LinearSystem::configure_solver() {
   // MUMPS on any rank count: on one rank it factors our Hessians 1.1-3x faster than CHOLMOD
   // (bench/results/newton_step.md, drape_default: 47 vs 143 ms per factorisation).
   if (pc_type == "cholesky" || pc_type == "lu") check(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
-  // MUMPS's automatic ordering picks METIS, whose analysis costs as much as a factorisation
-  // on small systems, and contact re-analyses whenever the pattern grows: up to 8192
+  // MUMPS's automatic ordering picks nested dissection (METIS where MUMPS links it; PORD
+  // in Debian's build, which has neither METIS nor SCOTCH, so ICNTL(7) = 5 falls back to
+  // the automatic choice), whose analysis costs as much as a factorisation on small
+  // systems, and contact re-analyses whenever the pattern grows: up to 8192
   // dynamic vertices the approximate minimum fill ordering (ICNTL(7) = 2) is cheaper to
   // compute and fills no more (drape_default 64^2: analysis 45 -> 6 ms, factorisation -7%);
   // above, nested dissection wins (hang 128^2: 0.48 vs 0.75 s per Newton iteration).

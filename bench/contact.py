@@ -33,12 +33,14 @@ RESULTS = "bench/results"
 MPI = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"]
 COMMON = ["--set", "solver.linear.pc=cholesky"]
 
-# name: (case, res (None = the case's own), ranks, warm frames, measured frames)
+# name: (case, res (None = the case's own), ranks, warm frames, measured frames[, extra options])
 CONFIGS = {
     "drape64x1": ("cases/drape_default.yaml", 64, 1, 8, 2),
     "drape64x2": ("cases/drape_default.yaml", 64, 2, 8, 2),
     "drape90x2": ("cases/drape_default.yaml", 90, 2, 8, 2),
     "pair128x2": ("bench/cases/drape_pair.yaml", None, 2, 8, 2),
+    # the same, its direct solve substructured (src/solver/substructured_cholesky.hpp)
+    "pair128x2sub": ("bench/cases/drape_pair.yaml", None, 2, 8, 2, ["-weft_substructure"]),
     "twin64x2": ("bench/cases/drape_twin.yaml", None, 2, 8, 2),
     "stack x1": ("cases/cloth_stack.yaml", None, 1, 5, 2),
     "stack x2": ("cases/cloth_stack.yaml", None, 2, 5, 2),
@@ -98,11 +100,11 @@ def warm_file(args, case, res, frames):
 
 
 def run_config(args, name):
-    case, res, ranks, warm, frames = CONFIGS[name]
+    case, res, ranks, warm, frames, *extra = CONFIGS[name]
     wpath, wcmd = warm_file(args, case, res, warm)
     exe = args.bench_exe or os.path.join(args.build, "bin", "bench-contact")
     cmd = MPI + ["-n", str(ranks), exe, "--case", case,
-                 "--restart", wpath, "--frames", str(frames), "--json"] + case_args(case, res)
+                 "--restart", wpath, "--frames", str(frames), "--json"] + case_args(case, res) + (extra[0] if extra else [])
     best = None
     for rep in range(args.repeats):
         load = loadavg()
@@ -340,6 +342,7 @@ def report(data, compare=None):
                      f"elastic {1e3 * s1['elastic'] / max(1, s1['newton']):.1f} ms vs "
                      f"{1e3 * s2['elastic'] / max(1, s2['newton']):.1f} ms")
         for key, what in (("pair128x2", "bench/cases/drape_pair.yaml, two drapes side by side in one 128x64 cloth"),
+                          ("pair128x2sub", "the same cloth, substructured Cholesky (-weft_substructure)"),
                           ("twin64x2", "bench/cases/drape_twin.yaml, two separate 64x64 drapes")):
             dp = runs.get(key)
             if not (d1 and dp and d1["status"] == "ok" and dp["status"] == "ok"):

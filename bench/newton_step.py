@@ -7,7 +7,7 @@ mpirun), keeps the raw results in bench/results/newton_step.json and writes
 bench/results/newton_step.md and bench/results/newton_step.png.
 
     /usr/bin/python3 bench/newton_step.py [--build DIR] [--sizes 128,256,512] [--ranks 1,2]
-        [--solvers cholmod,mumps,mumps-blr,gamg,hypre,icc] [--frames 2] [--timeout 600]
+        [--solvers cholmod,mumps,mumps-blr,substructured,gamg,hypre,icc] [--frames 2] [--timeout 600]
         [--mem-limit-gb 20] [--repeat-below 60] [--repeats 2] [--log-view]
         [--report-only] [--case cases/hang_two_corners.yaml]
 
@@ -38,6 +38,10 @@ SOLVERS = {
     "mumps-blr": ("MUMPS BLR 1e-12", ["-ksp_type", "preonly", "-pc_type", "cholesky", "-pc_factor_mat_solver_type",
                                       "mumps", "-mat_mumps_icntl_35", "2", "-mat_mumps_icntl_36", "1",
                                       "-mat_mumps_cntl_7", "1e-12"]),
+    # weft's substructured Cholesky on several ranks (one sequential MUMPS factorisation per
+    # rank + the dense interface Schur complement, src/solver/substructured_cholesky.hpp);
+    # on one rank the same as "mumps".
+    "substructured": ("Substructured Cholesky", ["--set", "solver.linear.pc=cholesky", "-weft_substructure"]),
     "gamg": ("CG+GAMG", ["-ksp_type", "cg", "-pc_type", "gamg"]),
     "hypre": ("CG+hypre", ["-ksp_type", "cg", "-pc_type", "hypre"]),
     "icc": ("CG+bjacobi/ICC", ["-ksp_type", "cg", "-pc_type", "bjacobi", "-sub_pc_type", "icc"]),
@@ -363,7 +367,7 @@ def main():
     ap.add_argument("--case", default="cases/hang_two_corners.yaml")
     ap.add_argument("--sizes", default="128,256,512")
     ap.add_argument("--ranks", default="1,2")
-    ap.add_argument("--solvers", default="cholmod,mumps,mumps-blr,gamg,hypre,icc")
+    ap.add_argument("--solvers", default="cholmod,mumps,mumps-blr,substructured,gamg,hypre,icc")
     ap.add_argument("--frames", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--mem-limit-gb", type=float, default=20)

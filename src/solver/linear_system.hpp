@@ -8,11 +8,13 @@
 #pragma once
 #include <petscksp.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/scene.hpp"
 #include "parallel/local_view.hpp"
+#include "solver/substructured_cholesky.hpp"
 
 namespace weft {
 
@@ -63,6 +65,10 @@ class LinearSystem {
   int fallbacks() const { return fallbacks_; }  // solves redone by Cholesky
   // The direct solve runs as one sequential Cholesky per rank (the matrix couples no two ranks).
   bool split_solve() const { return split_active_; }
+  // The direct solve runs substructured (SubstructuredCholesky): the ranks are coupled, but
+  // through an interface small enough for a dense Schur complement.
+  bool substructured_solve() const { return sub_active_; }
+  long interface_dofs() const { return interface_dofs_; }
   // Numeric factorisations so far (factorisation preconditioners only): with a Krylov
   // KSP they are reused across Newton iterations, see solve().
   long factorizations() const { return factorizations_; }
@@ -126,7 +132,16 @@ class LinearSystem {
   bool decoupled_ = false;      // several ranks, no matrix entry couples two of them
   bool split_eligible_ = false; // a direct Cholesky was asked for on several ranks ...
   bool split_active_ = false;   // ... and runs as one sequential Cholesky per rank (block Jacobi)
-  bool split_for_ = false;      // the decoupled_ the solver was configured for
+  int mode_for_ = -1;           // the direct_mode() the solver was configured for
+  // Direct solve on several ranks: 0 MUMPS distributed, 1 split (block Jacobi), 2 substructured.
+  int direct_mode() const;
+  long interface_dofs_ = 0;     // owned rows with a column owned elsewhere, summed over ranks
+  long interface_max_ = 0;      // substructure up to this many interface DOFs (-weft_interface_max)
+  bool sub_active_ = false;
+  std::unique_ptr<SubstructuredCholesky> sub_;
+  std::string sub_error_;       // a failure inside the PETSc shell callbacks, rethrown by solve()
+  static PetscErrorCode shell_setup(PC pc);
+  static PetscErrorCode shell_apply(PC pc, Vec b, Vec x);
   bool factor_pc_ = false;      // PC is a (Cholesky/LU) factorisation
   bool reuse_factor_ = false;   // ... applied by a Krylov method, so an old factor still serves
   PetscReal rtol_ = 0, abstol_ = 0, dtol_ = 0;  // as configured (case, then command line)

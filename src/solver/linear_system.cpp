@@ -55,7 +55,7 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   PetscBool set = PETSC_FALSE, sub = PETSC_FALSE;
   check(PetscOptionsGetInt(nullptr, nullptr, "-weft_interface_max", &imax, &set), "PetscOptionsGetInt");
   check(PetscOptionsGetBool(nullptr, nullptr, "-weft_substructure", &sub, &set), "PetscOptionsGetBool");
-  interface_max_ = sub ? imax : -1;
+  interface_max_ = (set && !sub) ? -1 : imax;
   create_matrix();
 
   // Rigid-body near null space for GAMG, from the rest positions of owned vertices.
@@ -88,18 +88,19 @@ void LinearSystem::configure_solver() {
   PC pc;
   check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   std::string ksp_type = spec_.ksp, pc_type = spec_.pc;
-  if (ksp_type.empty() && pc_type.empty()) {
-    // One rank: a fresh sparse Cholesky factor per Newton iteration. (Keeping the factor as
-    // a CG preconditioner, see solve(), does not pay on the strain-limited and contact
-    // cases: the barrier Hessians change too much between iterations, bench/README.md.)
-    // Several: CG + GAMG, although MUMPS is 5-7x faster per Newton iteration there too
-    // (bench/results/newton_step.md): MUMPS schedules its distributed factorisation
-    // dynamically, so two runs on 2+ ranks differ in the last bits and a restart could not
-    // reproduce its run (measured: hang_two_corners, 2 ranks, 4 frames, run twice: 8721
-    // positions differ); GAMG's solves are reproducible. solver.linear.pc: cholesky asks
-    // for MUMPS on any rank count.
-    ksp_type = lv_.ranks == 1 ? "preonly" : "cg";
-    pc_type = lv_.ranks == 1 ? "cholesky" : "gamg";
+  const bool auto_solver = ksp_type.empty() && pc_type.empty();
+  if (auto_solver) {
+    // A fresh sparse Cholesky factor per Newton iteration. (Keeping the factor as a CG
+    // preconditioner, see solve(), does not pay on the strain-limited and contact cases:
+    // the barrier Hessians change too much between iterations, bench/README.md.) On
+    // several ranks in one of the two deterministic forms below (split or substructured),
+    // else CG + GAMG: MUMPS's own distributed factorisation is scheduled dynamically, so
+    // two runs on 2+ ranks differ in the last bits and a restart could not reproduce its
+    // run (measured: hang_two_corners, 2 ranks, 4 frames, run twice: 8721 positions
+    // differ). Any of these is 5-10x faster per Newton iteration than CG + GAMG
+    // (bench/results/newton_step.md).
+    ksp_type = "preonly";
+    pc_type = "cholesky";
   } else if (ksp_type.empty()) {
     ksp_type = (pc_type == "cholesky" || pc_type == "lu") ? "preonly" : "cg";
   } else if (pc_type.empty()) {
@@ -114,6 +115,10 @@ void LinearSystem::configure_solver() {
   // re-decides whenever the pattern changes.
   split_eligible_ = lv_.ranks > 1 && pc_type == "cholesky" && ksp_type == "preonly";
   mode_for_ = split_eligible_ ? direct_mode() : -1;
+  if (auto_solver && mode_for_ == 0) {  // interface too large for the dense Schur complement
+    ksp_type = "cg";
+    pc_type = "gamg";
+  }
   split_active_ = mode_for_ == 1;
   const bool substructure = mode_for_ == 2;
   if (substructure) pc_type = PCSHELL;
@@ -248,16 +253,17 @@ void LinearSystem::create_matrix() {
   if (ksp_ && split_eligible_ && direct_mode() != mode_for_) configure_solver();
 }
 
-// How a direct Cholesky asked for on several ranks runs. Ranks not coupled at all: one
-// sequential factorisation each (split). Coupled: MUMPS's distributed factorisation, or
-// with -weft_substructure, while the interface has at most -weft_interface_max DOFs, the
-// substructured one (one sequential factorisation each plus the interface's dense Schur
-// complement, |B|^3 / 3 flops on every rank: 4000 DOFs ~21 Gflop, ~1 s). It is opt-in
-// because it wins only where the cut is short against the subdomains: drape_pair (two
-// drapes side by side in one cloth, 627 interface DOFs) 66 -> 59 ms per factorisation and
-// 13.1 -> 7.3 ms per solve at 2 ranks, but a square cloth cut in two (hang_two_corners
-// 128^2 / 256^2) factors 10% / 35% slower than MUMPS's distributed factorisation: both
-// sides of the cut are interface, and every front along it carries that boundary.
+// How a direct Cholesky runs on several ranks. Ranks not coupled at all: one sequential
+// factorisation each (split). Coupled through at most -weft_interface_max interface DOFs:
+// substructured, one sequential factorisation each plus the interface's dense Schur
+// complement (|B|^3 / 3 flops on every rank: 4000 DOFs ~21 Gflop, ~1 s), unless
+// -weft_substructure 0. Both are exact and deterministic. Otherwise MUMPS's distributed
+// factorisation (CG + GAMG when no solver was asked for). Against MUMPS distributed the
+// substructured solve wins where the cut is short against the subdomains (drape_pair, two
+// drapes side by side in one cloth, 627 interface DOFs: 66 -> 59 ms per factorisation and
+// 13.1 -> 7.3 ms per solve at 2 ranks) and loses on a square cloth cut in two
+// (hang_two_corners 128^2 / 256^2: 13% / 33% slower per Newton iteration; both sides of
+// METIS's zigzag cut are interface, and every front along it carries that boundary).
 int LinearSystem::direct_mode() const {
   if (decoupled_) return 1;
   return interface_dofs_ <= interface_max_ ? 2 : 0;

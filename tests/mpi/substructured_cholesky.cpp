@@ -1,9 +1,10 @@
 // SubstructuredCholesky at 1, 2 and 3 ranks: exact solves of coupled SPD systems (one
 // sequential MUMPS factorisation per rank + the dense interface Schur complement), against
 // a known solution and against the 1-rank answer; a rank without interior rows; a matrix
-// that is not positive definite fails on every rank with a message; with -weft_substructure
-// LinearSystem uses it for a direct Cholesky of one cloth cut over ranks, and MUMPS's
-// distributed factorisation without it or when the interface exceeds -weft_interface_max.
+// that is not positive definite fails on every rank with a message; LinearSystem uses it
+// for a direct Cholesky of one cloth cut over ranks, also when no solver is given, and
+// MUMPS's distributed factorisation (CG + GAMG by default) with -weft_substructure 0 or
+// when the interface exceeds -weft_interface_max.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -182,11 +183,12 @@ TEST(SubstructuredCholesky, LinearSystemUsesItForOneClothOverRanks) {
                       {"objects.0.mesh.resolution=[64, 64]", "solver.linear.pc=cholesky", "contact.enabled=false"});
   const weft::Scene scene = weft::build_scene(spec, ranks);
   const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  PetscOptionsSetValue(nullptr, "-weft_substructure", "0");
   {
-    weft::LinearSystem plain(scene, lv, spec.linear);  // opt-in: MUMPS distributed by default
+    weft::LinearSystem plain(scene, lv, spec.linear);  // MUMPS distributed
     EXPECT_FALSE(plain.substructured_solve()) << plain.describe();
   }
-  PetscOptionsSetValue(nullptr, "-weft_substructure", "1");
+  PetscOptionsClearValue(nullptr, "-weft_substructure");
   weft::LinearSystem sys(scene, lv, spec.linear);
   sys.new_time_step();
   EXPECT_EQ(sys.substructured_solve(), ranks > 1) << sys.describe();
@@ -233,5 +235,32 @@ TEST(SubstructuredCholesky, LinearSystemUsesItForOneClothOverRanks) {
     EXPECT_NEAR(norm3, norm, 1e-10 * norm);
   }
   PetscOptionsClearValue(nullptr, "-weft_interface_max");
-  PetscOptionsClearValue(nullptr, "-weft_substructure");
+}
+
+TEST(SubstructuredCholesky, DefaultSolverOnSeveralRanks) {
+  // No solver in the case: a sparse Cholesky on one rank, the substructured one on several,
+  // CG + GAMG when the interface is too large for it.
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const weft::CaseSpec spec = weft::load_case(std::string(WEFT_TEST_DIR) + "/../cases/hang_two_corners.yaml",
+                                              {"objects.0.mesh.resolution=[24, 24]", "contact.enabled=false"});
+  ASSERT_TRUE(spec.linear.ksp.empty() && spec.linear.pc.empty());
+  const weft::Scene scene = weft::build_scene(spec, ranks);
+  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  {
+    weft::LinearSystem sys(scene, lv, spec.linear);
+    sys.new_time_step();
+    EXPECT_EQ(sys.substructured_solve(), ranks > 1) << sys.describe();
+    EXPECT_NE(sys.describe().find(ranks > 1 ? "substructured" : "cholesky"), std::string::npos) << sys.describe();
+    assemble(sys, scene, lv);
+    EXPECT_LT(solve_ones(sys, lv.comm, lv.num_owned()).second, 1e-10);
+  }
+  PetscOptionsSetValue(nullptr, "-weft_interface_max", "1");
+  {
+    weft::LinearSystem sys(scene, lv, spec.linear);
+    sys.new_time_step();
+    EXPECT_FALSE(sys.substructured_solve());
+    EXPECT_NE(sys.describe().find(ranks > 1 ? "gamg" : "cholesky"), std::string::npos) << sys.describe();
+  }
+  PetscOptionsClearValue(nullptr, "-weft_interface_max");
 }

@@ -342,7 +342,8 @@ def report(data, compare=None):
                      f"solve {1e3 * s1['solve'] / max(1, s1['newton']):.1f} ms vs {1e3 * s2['solve'] / max(1, s2['newton']):.1f} ms; "
                      f"elastic {1e3 * s1['elastic'] / max(1, s1['newton']):.1f} ms vs "
                      f"{1e3 * s2['elastic'] / max(1, s2['newton']):.1f} ms")
-        for key, what in (("pair128x2", "bench/cases/drape_pair.yaml, two drapes side by side in one 128x64 cloth"),
+        for key, what in (("pair128x2", "bench/cases/drape_pair.yaml, two drapes side by side in one 128x64 cloth"
+                                        " (MUMPS distributed since session 8c; before, the only direct form)"),
                           ("pair128x2sub", "the same cloth, substructured Cholesky (-weft_substructure)"),
                           ("twin64x2", "bench/cases/drape_twin.yaml, two separate 64x64 drapes")):
             dp = runs.get(key)

@@ -16,7 +16,7 @@ void check(PetscErrorCode ierr, const char* what) {
 
 constexpr int kSmallSystemVertices = 8192;  // see configure_solver: MUMPS ordering
 // Substructure a coupled direct solve up to this many interface DOFs (see direct_mode).
-constexpr PetscInt kInterfaceMaxDofs = 4000;
+constexpr PetscInt kInterfaceMaxDofs = 8000;
 
 // A default the command line can still override.
 void set_default_option(const char* name, const char* value) {
@@ -256,9 +256,13 @@ void LinearSystem::create_matrix() {
 // How a direct Cholesky runs on several ranks. Ranks not coupled at all: one sequential
 // factorisation each (split). Coupled through at most -weft_interface_max interface DOFs:
 // substructured, one sequential factorisation each plus the interface's dense Schur
-// complement (|B|^3 / 3 flops on every rank: 4000 DOFs ~21 Gflop, ~1 s), unless
+// complement (|B|^3 / 3 flops and 16 |B|^2 bytes on every rank: at 8000 DOFs 171 Gflop,
+// ~3 s on one core at the 55 Gflop/s potrf reached at 262K, and 1 GB), unless
 // -weft_substructure 0. Both are exact and deterministic. Otherwise MUMPS's distributed
-// factorisation (CG + GAMG when no solver was asked for). Against MUMPS distributed the
+// factorisation (CG + GAMG when no solver was asked for, 5-10x slower per Newton
+// iteration on cloth, hence the generous bound: hang_two_corners 512^2 at 2 ranks has
+// 6165 interface DOFs and runs substructured at 16.2 s per Newton iteration over its first
+// step, against 11.2 s with MUMPS distributed and 17.3 s on one rank, two-step means). Against MUMPS distributed the
 // substructured solve wins where the cut is short against the subdomains (drape_pair, two
 // drapes side by side in one cloth, 627 interface DOFs: 66 -> 59 ms per factorisation and
 // 13.1 -> 7.3 ms per solve at 2 ranks) and loses on a square cloth cut in two

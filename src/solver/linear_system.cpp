@@ -1,6 +1,7 @@
 #include "solver/linear_system.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <cstdio>
 #include <sstream>
@@ -17,6 +18,7 @@ void check(PetscErrorCode ierr, const char* what) {
 constexpr int kSmallSystemVertices = 8192;  // see configure_solver: MUMPS ordering
 // Substructure a coupled direct solve up to this many interface DOFs (see direct_mode).
 constexpr PetscInt kInterfaceMaxDofs = 8000;
+constexpr double kInterfaceRatio = 8.0;  // ... and |B| <= this x sqrt(dynamic DOFs), unless forced
 
 // A default the command line can still override.
 void set_default_option(const char* name, const char* value) {
@@ -56,6 +58,7 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   check(PetscOptionsGetInt(nullptr, nullptr, "-weft_interface_max", &imax, &set), "PetscOptionsGetInt");
   check(PetscOptionsGetBool(nullptr, nullptr, "-weft_substructure", &sub, &set), "PetscOptionsGetBool");
   interface_max_ = (set && !sub) ? -1 : imax;
+  substructure_forced_ = set && sub;
   create_matrix();
 
   // Rigid-body near null space for GAMG, from the rest positions of owned vertices.
@@ -268,9 +271,18 @@ void LinearSystem::create_matrix() {
 // 13.1 -> 7.3 ms per solve at 2 ranks) and loses on a square cloth cut in two
 // (hang_two_corners 128^2 / 256^2: 13% / 33% slower per Newton iteration; both sides of
 // METIS's zigzag cut are interface, and every front along it carries that boundary).
+// Unless forced (-weft_substructure 1), also only while the dense interface work stays
+// below the sparse work: for a 2-D cloth of N DOFs the sparse factorisation costs ~N^1.5
+// and the dense interface |B|^3, so the ratio |B| / sqrt(N) decides. Measured: drape_default
+// 5.3, drape_pair 4.0, rotating_sphere <= 6.7, pinned_poke <= 7.3, hang_two_corners 256^2
+// 5.5 and 512^2 7.0 (substructured: 1.1-7x faster than CG + GAMG); funnel ~41 (three
+// crumpled panels in a small funnel, nearly every row on the interface: 3x slower than
+// MUMPS distributed) and cloth_stack up to 95.
 int LinearSystem::direct_mode() const {
   if (decoupled_) return 1;
-  return interface_dofs_ <= interface_max_ ? 2 : 0;
+  const bool small = substructure_forced_ ||
+                     interface_dofs_ <= kInterfaceRatio * std::sqrt(3.0 * std::max(1, dynamic_vertices_));
+  return interface_dofs_ <= interface_max_ && small ? 2 : 0;
 }
 
 PetscErrorCode LinearSystem::shell_setup(PC pc) {

@@ -138,6 +138,7 @@ class LinearSystem {
   long interface_dofs_ = 0;     // owned rows with a column owned elsewhere, summed over ranks
   long interface_max_ = 0;      // substructure up to this many interface DOFs (-weft_interface_max)
   bool sub_active_ = false;
+  bool substructure_forced_ = false;  // -weft_substructure 1: no |B| / sqrt(N) test
   std::unique_ptr<SubstructuredCholesky> sub_;
   std::string sub_error_;       // a failure inside the PETSc shell callbacks, rethrown by solve()
   static PetscErrorCode shell_setup(PC pc);

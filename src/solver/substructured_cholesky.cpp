@@ -283,11 +283,13 @@ void SubstructuredCholesky::factor(Mat A, long pattern) {
       }
       break;
     }
-    // SYM = 1 factors without pivoting and does not stop at a negative pivot; it counts
-    // them (INFOG(12)).
-    if (M.id.infog[0] == -10 || (M.id.infog[0] >= 0 && M.id.infog[11] > 0))
-      failure = "local Cholesky factorisation: matrix not positive definite (MUMPS INFOG(1) = " +
-                std::to_string(M.id.infog[0]) + ", " + std::to_string(M.id.infog[11]) + " negative pivots)";
+    // SYM = 1 factors without pivoting and, like the one-rank MUMPS factorisation of the
+    // same (SPD-flagged) matrix, goes on through a negative pivot (a Hessian whose barrier
+    // terms span many decades can show one to rounding); it counts them (INFOG(12)). A
+    // null pivot stops it.
+    negative_pivots_ = M.id.infog[0] >= 0 ? M.id.infog[11] : 0;
+    if (M.id.infog[0] == -10)
+      failure = "local Cholesky factorisation: matrix numerically singular (MUMPS INFOG(1) = -10)";
     else if (M.id.infog[0] < 0)
       failure = "MUMPS factorisation failed (INFOG(1) = " + std::to_string(M.id.infog[0]) +
                 ", INFOG(2) = " + std::to_string(M.id.infog[1]) + ")";
@@ -322,6 +324,33 @@ void SubstructuredCholesky::factor(Mat A, long pattern) {
   }
   MPI_Allgatherv(send_.data(), counts_[rank_], MPI_DOUBLE, recv_.data(), counts_.data(), displs_.data(), MPI_DOUBLE,
                  comm_);
+  assemble_interface();
+  PetscBLASInt n = static_cast<PetscBLASInt>(n_interface_), info = 0;
+  LAPACKpotrf_("L", &n, S_.data(), &n, &info);
+  interface_ldlt_ = info > 0;
+  if (interface_ldlt_) {
+    // Not positive definite to rounding: the interface Schur complement subtracts large
+    // barrier terms from large barrier terms (pinned_poke at 2 ranks: potrf stops at pivot
+    // 144 of 495). Factor it again by symmetric Bunch-Kaufman LDL^T, which goes through
+    // such pivots, as the one-rank MUMPS factorisation of the whole matrix does.
+    assemble_interface();
+    ipiv_.resize(n_interface_);
+    PetscBLASInt lwork = -1;
+    double query = 0;
+    LAPACKsytrf_("L", &n, S_.data(), &n, ipiv_.data(), &query, &lwork, &info);
+    lwork = std::max<PetscBLASInt>(1, static_cast<PetscBLASInt>(query));
+    work_.resize(lwork);
+    LAPACKsytrf_("L", &n, S_.data(), &n, ipiv_.data(), work_.data(), &lwork, &info);
+    ++ldlt_factorizations_;
+  }
+  PetscLogEventEnd(events().interface_factor, 0, 0, 0, 0);
+  if (info != 0)  // the same on every rank: every rank factors the same S
+    throw RuntimeFailure("interface Schur complement singular (LAPACK sytrf info " + std::to_string(info) + ")");
+}
+
+// S from the gathered Schur blocks and cross-rank entries, in rank order (the same bits on
+// every rank), column-major for LAPACK.
+void SubstructuredCholesky::assemble_interface() {
   const size_t N = static_cast<size_t>(n_interface_);
   std::fill(S_.begin(), S_.end(), 0.0);
   for (int k = 0, c = 0; k < ranks_; ++k) {
@@ -332,12 +361,6 @@ void SubstructuredCholesky::factor(Mat A, long pattern) {
     const double* cv = blk + static_cast<size_t>(nk) * nk;
     for (int e = 0; e < cross_counts_[k]; ++e, ++c) S_[all_cross_col_[c] * N + all_cross_row_[c]] += cv[e];
   }
-  PetscBLASInt n = static_cast<PetscBLASInt>(N), info = 0;
-  LAPACKpotrf_("L", &n, S_.data(), &n, &info);
-  PetscLogEventEnd(events().interface_factor, 0, 0, 0, 0);
-  if (info != 0)
-    throw RuntimeFailure("interface Schur complement not positive definite (LAPACK potrf info " +
-                         std::to_string(info) + ")");
 }
 
 // One MUMPS solve phase on the local factor; ICNTL(26) = 1 condenses the right-hand side
@@ -379,7 +402,10 @@ void SubstructuredCholesky::solve(Vec b, Vec x) {
     PetscLogEventBegin(events().interface_solve, 0, 0, 0, 0);
     MPI_Allgatherv(g_.data(), nb, MPI_DOUBLE, gl_.data(), b_counts_.data(), b_displs_.data(), MPI_DOUBLE, comm_);
     PetscBLASInt n = static_cast<PetscBLASInt>(n_interface_), one = 1, info = 0;
-    LAPACKpotrs_("L", &n, &one, S_.data(), &n, gl_.data(), &n, &info);
+    if (interface_ldlt_)
+      LAPACKsytrs_("L", &n, &one, S_.data(), &n, ipiv_.data(), gl_.data(), &n, &info);
+    else
+      LAPACKpotrs_("L", &n, &one, S_.data(), &n, gl_.data(), &n, &info);
     PetscLogEventEnd(events().interface_solve, 0, 0, 0, 0);
     if (info != 0) throw RuntimeFailure("interface solve failed (LAPACK potrs info " + std::to_string(info) + ")");
     std::copy(gl_.begin() + offset_, gl_.begin() + offset_ + nb, g_.begin());

@@ -49,11 +49,16 @@ class SubstructuredCholesky {
   // x = A^-1 b for the last factored A (collective). b and x may not alias.
   void solve(Vec b, Vec x);
   long interface_dofs() const { return n_interface_; }
+  // Interface factorisations that needed LDL^T (S not positive definite to rounding), and
+  // negative pivots of this rank's last local factorisation.
+  long ldlt_factorizations() const { return ldlt_factorizations_; }
+  int negative_pivots() const { return negative_pivots_; }
   int local_ordering() const;  // ICNTL(7) MUMPS used on this rank (INFOG(7))
 
  private:
   void analyse(Mat A);
   void analyse_unlogged(Mat A);
+  void assemble_interface();
   void local_phase(int icntl26);  // a MUMPS solve phase on rhs_ / g_, see the .cpp
   struct Mumps;
   Mumps* mumps_ = nullptr;
@@ -81,6 +86,11 @@ class SubstructuredCholesky {
   std::vector<double> schur_;        // this rank's dense Schur block, then its gather buffer
   std::vector<double> send_, recv_;  // factor gather buffers
   std::vector<double> S_;            // the global interface matrix, its Cholesky factor after factor()
+  bool interface_ldlt_ = false;      // ... or its Bunch-Kaufman LDL^T factor (pivots in ipiv_)
+  std::vector<PetscBLASInt> ipiv_;
+  std::vector<double> work_;
+  long ldlt_factorizations_ = 0;
+  int negative_pivots_ = 0;
   std::vector<double> rhs_, g_, gl_;  // local right-hand side / solution, interface ones
   std::vector<int> all_cross_row_, all_cross_col_;  // every rank's cross entries, in rank order
 };

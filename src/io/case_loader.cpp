@@ -491,6 +491,20 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
   if (s.output_file.empty()) c.fail(out.at("file"), "must not be empty");
   s.output_every = out.integer("every", s.output_every, 1, kIntMax, ">= 1");
   s.checkpoint_every = out.integer("checkpoint_every", s.checkpoint_every, 0, kIntMax, ">= 0 (0 = never)");
+  if (out.has("fields")) {
+    static const Words known = {"velocities", "strain_ratio"};
+    const YAML::Node f = out.get("fields");
+    if (!f.IsSequence())
+      c.fail(out.at("fields"), "expected a list of field names (any of: " + cs::join(known) + "), got " + describe(f));
+    s.output_fields.clear();
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const std::string name = to_text(c, f[i], cs::item(out.at("fields"), i));
+      if (!contains(known, name))
+        c.fail(cs::item(out.at("fields"), i), "unknown field '" + name + "' (expected one of: " + cs::join(known) + ")");
+      if (contains(s.output_fields, name)) c.fail(cs::item(out.at("fields"), i), "'" + name + "' is listed twice");
+      s.output_fields.push_back(name);
+    }
+  }
 
   if (!top.has("objects")) c.fail_plain("missing required key 'objects' (the list of bodies in the scene)");
   const YAML::Node objs = top.get("objects");

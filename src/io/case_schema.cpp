@@ -18,7 +18,7 @@ const std::map<std::string, Keys>& table() {
       {"solver", {"newton_tol", "max_newton", "linear"}},
       {"solver.linear", {"ksp", "pc", "rtol", "factor_reuse_its"}},
       {"contact", {"enabled", "dhat", "friction", "friction_iterations", "epsilon_v"}},
-      {"output", {"file", "every", "checkpoint_every"}},
+      {"output", {"file", "every", "checkpoint_every", "fields"}},
       {"objects[]",
        {"name", "kind", "mesh", "transform", "material", "strain_limit", "contact", "pins", "initial", "motion"}},
       {"objects[].mesh",

@@ -105,6 +105,9 @@ struct CaseSpec {
   std::string output_file = "out/case.h5";
   int output_every = 1;
   int checkpoint_every = 10;
+  // Per-frame fields written beside /frames/positions (always written): velocities (per
+  // vertex) and strain_ratio (per triangle). output.fields picks a subset.
+  std::vector<std::string> output_fields{"velocities", "strain_ratio"};
   std::vector<ObjectSpec> objects;
 };
 

@@ -1,6 +1,7 @@
 #include "io/progress.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 namespace weft {
 
@@ -29,6 +30,10 @@ void Progress::summary(const std::string& output_path, int frames_written) const
   std::printf("done: %d steps in %.2f s (%.3f s/step, %.1f Newton iterations/step); %d frames in %s\n", steps,
               elapsed(), steps > 0 ? elapsed() / steps : 0.0, steps > 0 ? double(total_newton_) / steps : 0.0,
               frames_written, output_path.c_str());
+  std::filesystem::path xdmf = std::filesystem::absolute(output_path);
+  xdmf.replace_extension(".xdmf");
+  std::printf("open in ParaView: paraview %s   (one block per object; Python: h5py.File(\"%s\"))\n",
+              xdmf.string().c_str(), output_path.c_str());
 }
 
 }  // namespace weft

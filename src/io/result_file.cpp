@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "energy/strain_limit.hpp"
+#include "io/xdmf.hpp"
 
 namespace weft {
 namespace {
@@ -118,6 +120,55 @@ void append_scalar(hid_t ds, int frame, double value, int rank) {
   H5Sclose(space);
 }
 
+// An extendible (F, ...) dataset of per-frame rows, one frame per chunk.
+void create_frame_series(hid_t loc, const char* name, hid_t type, std::vector<hsize_t> row) {
+  std::vector<hsize_t> dims{0}, maxd{H5S_UNLIMITED}, chunk{1};
+  for (hsize_t r : row) dims.push_back(r), maxd.push_back(r), chunk.push_back(std::max<hsize_t>(r, 1));
+  hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxd.data());
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
+  hid_t ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  h5check_id(ds, std::string("create ") + name);
+  H5Dclose(ds);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+}
+
+// Grow an (F, ...) dataset to `frames` frames (or shrink it, on restart).
+void set_frames(hid_t file, const char* path, hsize_t frames) {
+  hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
+  h5check_id(ds, path);
+  hid_t space = H5Dget_space(ds);
+  hsize_t dims[3] = {0, 0, 0};
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  H5Sclose(space);
+  dims[0] = frames;
+  h5check(H5Dset_extent(ds, dims), std::string("resize ") + path);
+  H5Dclose(ds);
+}
+
+// Write this rank's rows [begin, end) of frame `frame` of an (F, M) or (F, M, 3) dataset.
+template <typename T>
+void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
+                      const std::vector<T>& rows) {
+  hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
+  hid_t space = H5Dget_space(ds);
+  hsize_t start[3] = {hsize_t(frame), hsize_t(begin), 0}, count[3] = {1, hsize_t(end - begin), hsize_t(width)};
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+  hsize_t mcount[1] = {hsize_t(end - begin) * width};
+  hid_t mem = H5Screate_simple(1, mcount, nullptr);
+  if (end == begin) {
+    H5Sselect_none(space);
+    H5Sselect_none(mem);
+  }
+  hid_t dxpl = collective_dxpl();
+  h5check(H5Dwrite(ds, type, mem, space, dxpl, rows.data()), std::string("write ") + path);
+  H5Pclose(dxpl);
+  H5Sclose(mem);
+  H5Sclose(space);
+  H5Dclose(ds);
+}
+
 // Write rows [begin, end) of an (M, 3) dataset (or of frame `frame` of an (F, M, 3) one).
 void write_rows(hid_t ds, int frame, int begin, int end, const std::vector<double>& rows) {
   hid_t space = H5Dget_space(ds);
@@ -230,9 +281,19 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   H5Pclose(dcpl);
   H5Sclose(space);
   H5Dclose(open_or_create_series(frames, "time"));
+  for (const std::string& f : scene.spec.output_fields) {
+    if (f == "velocities") {
+      create_frame_series(frames, "velocities", H5T_NATIVE_FLOAT, {hsize_t(n), 3});
+      velocities_ = true;
+    } else if (f == "strain_ratio" && T > 0) {
+      create_frame_series(frames, "strain_ratio", H5T_NATIVE_FLOAT, {hsize_t(T)});
+      strain_ratio_ = true;
+    }
+  }
   hid_t stats = H5Gcreate2(frames, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   H5Gclose(stats);
   H5Gclose(frames);
+  write_view();
   open_scatter();
 }
 
@@ -245,15 +306,15 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   if (file_ < 0) throw InputError(path + ": cannot open the result file to continue it");
   set_attr<int>(file_, "complete", H5T_NATIVE_INT, 0);
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
-  // Drop every frame after the checkpoint, in positions, time and every stats series.
-  hid_t ds = H5Dopen2(file_, "/frames/positions", H5P_DEFAULT);
-  hsize_t dims[3] = {hsize_t(keep_frames), hsize_t(scene.num_vertices), 3};
-  h5check(H5Dset_extent(ds, dims), "shrink positions");
-  H5Dclose(ds);
+  // Drop every frame after the checkpoint, in every per-frame dataset. The file decides
+  // which optional fields it carries, so the continued file has the same layout.
+  velocities_ = H5Lexists(file_, "/frames/velocities", H5P_DEFAULT) > 0;
+  strain_ratio_ = H5Lexists(file_, "/frames/strain_ratio", H5P_DEFAULT) > 0;
+  set_frames(file_, "/frames/positions", keep_frames);
+  set_frames(file_, "/frames/time", keep_frames);
+  if (velocities_) set_frames(file_, "/frames/velocities", keep_frames);
+  if (strain_ratio_) set_frames(file_, "/frames/strain_ratio", keep_frames);
   hsize_t d1[1] = {hsize_t(keep_frames)};
-  ds = H5Dopen2(file_, "/frames/time", H5P_DEFAULT);
-  h5check(H5Dset_extent(ds, d1), "shrink time");
-  H5Dclose(ds);
   hid_t stats = H5Gopen2(file_, "/frames/stats", H5P_DEFAULT);
   hsize_t nlinks = 0;
   H5Gget_num_objs(stats, &nlinks);
@@ -272,6 +333,9 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
 ResultFile::~ResultFile() {
   VecScatterDestroy(&scatter_);
   VecDestroy(&natural_);
+  VecScatterDestroy(&tri_scatter_);
+  VecDestroy(&tri_local_);
+  VecDestroy(&tri_natural_);
   if (file_ >= 0) H5Fclose(file_);
 }
 
@@ -293,6 +357,51 @@ void ResultFile::open_scatter() {
   VecDestroy(&layout);
   ISDestroy(&is_from);
   ISDestroy(&is_to);
+  if (!strain_ratio_) return;
+  // Triangles: from the ones this rank evaluates (LocalView) to an even split in case order.
+  const int T = static_cast<int>(scene_.triangles.size()), nloc = static_cast<int>(lv_.triangles.size());
+  tri_begin_ = static_cast<int>((long long)T * lv_.rank / lv_.ranks);
+  tri_end_ = static_cast<int>((long long)T * (lv_.rank + 1) / lv_.ranks);
+  VecCreateMPI(lv_.comm, nloc, T, &tri_local_);
+  VecCreateMPI(lv_.comm, tri_end_ - tri_begin_, T, &tri_natural_);
+  PetscInt lo = 0;
+  VecGetOwnershipRange(tri_local_, &lo, nullptr);
+  std::vector<PetscInt> to(lv_.triangles.begin(), lv_.triangles.end());
+  ISCreateStride(lv_.comm, nloc, lo, 1, &is_from);
+  ISCreateGeneral(lv_.comm, nloc, to.data(), PETSC_COPY_VALUES, &is_to);
+  VecScatterCreate(tri_local_, is_from, tri_natural_, is_to, &tri_scatter_);
+  ISDestroy(&is_from);
+  ISDestroy(&is_to);
+}
+
+void ResultFile::strain_ratios(Vec x, std::vector<float>& out) {
+  // Ghost values as the owners hold them, whatever the stepper left in the ghost slots.
+  VecGhostUpdateBegin(x, INSERT_VALUES, SCATTER_FORWARD);
+  VecGhostUpdateEnd(x, INSERT_VALUES, SCATTER_FORWARD);
+  Vec xl;
+  const PetscScalar* a;
+  VecGhostGetLocalForm(x, &xl);
+  VecGetArrayRead(xl, &a);
+  PetscScalar* r;
+  VecGetArray(tri_local_, &r);
+  for (size_t k = 0; k < lv_.triangles.size(); ++k) {
+    const int t = lv_.triangles[k];
+    const Tri& tl = lv_.triangle_local[k];
+    Vec9 xt;
+    for (int i = 0; i < 3; ++i)
+      for (int d = 0; d < 3; ++d) xt[3 * i + d] = a[3 * tl[i] + d];
+    const double limit = scene_.objects[scene_.triangle_object[t]].strain_limit;
+    r[k] = max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0);
+  }
+  VecRestoreArray(tri_local_, &r);
+  VecRestoreArrayRead(xl, &a);
+  VecGhostRestoreLocalForm(x, &xl);
+  VecScatterBegin(tri_scatter_, tri_local_, tri_natural_, INSERT_VALUES, SCATTER_FORWARD);
+  VecScatterEnd(tri_scatter_, tri_local_, tri_natural_, INSERT_VALUES, SCATTER_FORWARD);
+  const PetscScalar* nat;
+  VecGetArrayRead(tri_natural_, &nat);
+  out.assign(nat, nat + (tri_end_ - tri_begin_));
+  VecRestoreArrayRead(tri_natural_, &nat);
 }
 
 void ResultFile::to_natural(Vec x, std::vector<double>& out) {
@@ -304,14 +413,23 @@ void ResultFile::to_natural(Vec x, std::vector<double>& out) {
   VecRestoreArrayRead(natural_, &a);
 }
 
-void ResultFile::write_frame(double time, Vec x, const std::map<std::string, double>& stats) {
+void ResultFile::write_frame(double time, Vec x, Vec v, const std::map<std::string, double>& stats) {
   std::vector<double> rows;
   to_natural(x, rows);
-  hid_t ds = H5Dopen2(file_, "/frames/positions", H5P_DEFAULT);
-  hsize_t dims[3] = {hsize_t(frames_) + 1, hsize_t(scene_.num_vertices), 3};
-  h5check(H5Dset_extent(ds, dims), "extend positions");
-  write_rows(ds, frames_, nat_begin_, nat_end_, rows);
-  H5Dclose(ds);
+  set_frames(file_, "/frames/positions", frames_ + 1);
+  write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows);
+  if (velocities_) {
+    to_natural(v, rows);
+    const std::vector<float> vf(rows.begin(), rows.end());  // a field to colour by: single precision
+    set_frames(file_, "/frames/velocities", frames_ + 1);
+    write_frame_rows(file_, "/frames/velocities", H5T_NATIVE_FLOAT, frames_, nat_begin_, nat_end_, 3, vf);
+  }
+  if (strain_ratio_) {
+    std::vector<float> ratio;
+    strain_ratios(x, ratio);
+    set_frames(file_, "/frames/strain_ratio", frames_ + 1);
+    write_frame_rows(file_, "/frames/strain_ratio", H5T_NATIVE_FLOAT, frames_, tri_begin_, tri_end_, 1, ratio);
+  }
   hid_t ts = H5Dopen2(file_, "/frames/time", H5P_DEFAULT);
   append_scalar(ts, frames_, time, lv_.rank);
   H5Dclose(ts);
@@ -375,34 +493,101 @@ void ResultFile::finish() {
   if (lv_.rank == 0) write_xdmf();
 }
 
+namespace {
+
+// Object o's primitives (input-order vertex ids) and its vertex range. Objects are
+// concatenated in case order, so an object's vertices are one range of input ids.
+std::vector<ObjectCells> cells_by_object(const Scene& scene, std::vector<long long>& first,
+                                         std::vector<long long>& count, std::vector<long long>& first_tri) {
+  const size_t O = scene.objects.size();
+  std::vector<ObjectCells> cells(O);
+  first.assign(O, -1), count.assign(O, 0), first_tri.assign(O, -1);
+  for (int i = 0; i < scene.num_vertices; ++i) {
+    const int o = scene.vertex_object[scene.solver_of_input[i]];
+    if (first[o] < 0) first[o] = i;
+    ++count[o];
+  }
+  for (size_t t = 0; t < scene.triangles.size(); ++t) {
+    const int o = scene.triangle_object[t];
+    if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
+    for (int a = 0; a < 3; ++a) cells[o].triangles.push_back(scene.input_of_solver[scene.triangles[t][a]]);
+  }
+  for (size_t o = 0; o < O; ++o) first[o] = std::max(first[o], 0LL);
+  return cells;
+}
+
+std::string xml_escaped(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void ResultFile::write_view() {
+  std::vector<long long> first, count, first_tri;
+  const std::vector<ObjectCells> cells = cells_by_object(scene_, first, count, first_tri);
+  hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  set_attr_string(view, "about", "per-object connectivity (object-local vertex ids) read by the .xdmf beside this file");
+  for (size_t o = 0; o < cells.size(); ++o) {
+    XdmfBlock b;
+    b.num_vertices = count[o];
+    const std::vector<long long> topo = xdmf_topology(cells[o], first[o], b);
+    hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(topo.size())}, lv_.rank);
+    set_attr_string(g, "name", scene_.objects[o].name);
+    H5Gclose(g);
+  }
+  H5Gclose(view);
+}
+
 void ResultFile::write_xdmf() const {
   const std::filesystem::path h5(path_);
   std::filesystem::path xdmf = h5;
   xdmf.replace_extension(".xdmf");
-  const std::string file = h5.filename().string();
-  const size_t n = scene_.num_vertices, T = scene_.triangles.size();
-  std::ofstream os(xdmf);
-  os << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n"
-     << "  <Grid Name=\"" << scene_.spec.name << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (int f = 0; f < frames_; ++f) {
-    const double t = f * scene_.spec.dt * scene_.spec.output_every;
-    os << "   <Grid Name=\"frame" << f << "\" GridType=\"Uniform\">\n"
-       << "    <Time Value=\"" << t << "\"/>\n"
-       << "    <Topology TopologyType=\"Triangle\" NumberOfElements=\"" << T << "\">\n"
-       << "     <DataItem Dimensions=\"" << T << " 3\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
-       << file << ":/mesh/triangles</DataItem>\n    </Topology>\n"
-       << "    <Geometry GeometryType=\"XYZ\">\n"
-       << "     <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << " 3\">\n"
-       << "      <DataItem Dimensions=\"3 3\" Format=\"XML\">" << f << " 0 0 1 1 1 1 " << n << " 3</DataItem>\n"
-       << "      <DataItem Dimensions=\"" << frames_ << " " << n << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
-       << file << ":/frames/positions</DataItem>\n     </DataItem>\n    </Geometry>\n";
-    for (const char* attr : {"object_id", "partition"})
-      os << "    <Attribute Name=\"" << attr << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-         << "     <DataItem Dimensions=\"" << n << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << file
-         << ":/mesh/" << attr << "</DataItem>\n    </Attribute>\n";
-    os << "   </Grid>\n";
+  XdmfLayout L;
+  L.h5_name = h5.filename().string();
+  L.title = xml_escaped(scene_.spec.name);
+  L.num_vertices = scene_.num_vertices;
+  L.num_triangles = static_cast<long long>(scene_.triangles.size());
+  L.velocities = velocities_;
+  L.strain_ratio = strain_ratio_;
+  // Times and statistics as the file holds them (a restarted run wrote part of them).
+  L.times.resize(frames_);
+  hid_t ts = H5Dopen2(file_, "/frames/time", H5P_DEFAULT);
+  if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
+  H5Dclose(ts);
+  hid_t sg = H5Gopen2(file_, "/frames/stats", H5P_DEFAULT);
+  hsize_t nlinks = 0;
+  H5Gget_num_objs(sg, &nlinks);
+  for (hsize_t i = 0; i < nlinks; ++i) {
+    char name[256];
+    H5Gget_objname_by_idx(sg, i, name, sizeof name);
+    L.stats.push_back(name);
   }
-  os << "  </Grid>\n </Domain>\n</Xdmf>\n";
+  H5Gclose(sg);
+  std::vector<long long> first, count, first_tri;
+  const std::vector<ObjectCells> cells = cells_by_object(scene_, first, count, first_tri);
+  for (size_t o = 0; o < cells.size(); ++o) {
+    XdmfBlock b;
+    b.name = xml_escaped(scene_.objects[o].name);
+    b.kind = scene_.objects[o].kind;
+    b.first_vertex = first[o];
+    b.num_vertices = count[o];
+    xdmf_topology(cells[o], first[o], b);
+    b.topology_path = "/view/object" + std::to_string(o) + "/topology";
+    if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
+    L.blocks.push_back(b);
+  }
+  std::ofstream(xdmf) << xdmf_text(L);
 }
 
 Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm comm) {

@@ -33,8 +33,9 @@ class ResultFile {
   ResultFile(const ResultFile&) = delete;
   ResultFile& operator=(const ResultFile&) = delete;
 
-  // Append one frame: positions from the solver-order Vec x, plus named per-step figures.
-  void write_frame(double time, Vec x, const std::map<std::string, double>& stats);
+  // Append one frame: positions (and, as output.fields asks, velocities and per-triangle
+  // strain ratios) from the solver-order ghosted Vecs x and v, plus named per-step figures.
+  void write_frame(double time, Vec x, Vec v, const std::map<std::string, double>& stats);
   void write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local,
                         double contact_kappa);
   // Mark complete and write OUT.xdmf. Collective.
@@ -45,7 +46,11 @@ class ResultFile {
  private:
   void open_scatter();
   void to_natural(Vec x, std::vector<double>& out);  // owned natural block, 3 per vertex
-  void write_xdmf() const;
+  // Largest singular value of each local triangle over its strain limit (1 where it has
+  // none), in this rank's natural block of triangles.
+  void strain_ratios(Vec x, std::vector<float>& out);
+  void write_view();        // /view: per-object connectivity for OUT.xdmf
+  void write_xdmf() const;  // rank 0, from what the file holds
 
   std::string path_;
   const Scene& scene_;
@@ -55,6 +60,10 @@ class ResultFile {
   int nat_begin_ = 0, nat_end_ = 0;  // natural (input order) block of this rank
   Vec natural_ = nullptr;
   VecScatter scatter_ = nullptr;
+  bool velocities_ = false, strain_ratio_ = false;  // optional per-frame fields in the file
+  int tri_begin_ = 0, tri_end_ = 0;                 // natural (case order) block of triangles
+  Vec tri_local_ = nullptr, tri_natural_ = nullptr;
+  VecScatter tri_scatter_ = nullptr;
 };
 
 // Read the checkpoint of a result file; InputError (exit 2) on a missing, truncated or

@@ -103,7 +103,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     summary.output = opt.output.empty() ? spec.output_file : opt.output;
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
     const double strain0 = stepper.max_strain();
-    out->write_frame(0.0, stepper.positions(), {{"newton_iters", 0}, {"max_strain", strain0}, {"wall_s", 0}});
+    out->write_frame(0.0, stepper.positions(), stepper.velocities(), {{"newton_iters", 0}, {"max_strain", strain0}, {"wall_s", 0}});
     out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.kappa_s(), stepper.contact_kappa());
     if (rank == 0 && opt.progress)
       std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, linear solver %s\n",
@@ -119,7 +119,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     summary.all_converged = summary.all_converged && st.converged;
     if (s % every == 0)
-      out->write_frame(s * spec.dt, stepper.positions(),
+      out->write_frame(s * spec.dt, stepper.positions(), stepper.velocities(),
                        {{"newton_iters", st.newton_iters},
                         {"ksp_iters", st.ksp_iters},
                         {"max_strain", st.max_strain},

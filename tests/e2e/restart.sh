@@ -9,7 +9,7 @@ for np in 1 2; do
   run_weft "$np" "$C" --frames 7 --set output.checkpoint_every=4 -o cut2.h5 > /dev/null
   run_weft "$np" "$C" --frames 12 --set output.checkpoint_every=4 --restart cut2.h5 -o resumed.h5 > /dev/null
   for f in cut.h5 resumed.h5; do
-    for ds in /frames/positions /frames/time /checkpoint/x /checkpoint/v /frames/stats/newton_iters; do
+    for ds in /frames/positions /frames/time /frames/velocities /frames/strain_ratio /checkpoint/x /checkpoint/v /frames/stats/newton_iters; do
       h5diff -d 0 full.h5 "$f" "$ds" "$ds" > diff.txt || { head diff.txt; fail "np=$np $f $ds differs"; }
     done
     "$WEFT_BIN/weft-verify" "$f" > /dev/null || fail "weft-verify $f"

@@ -1,0 +1,40 @@
+# Results open in real ParaView (Debian's pvpython under xvfb-run) the way users open them:
+# the default reader, every frame at the file's times, one piece per object with exactly
+# the coordinates of /frames/positions, block names, the fields users colour by, and no
+# warning or error line; then every primitive kind (tests/unit/io/xdmf_test.cpp's sample),
+# and weft-render. Skipped (77) where ParaView is not installed.
+source "$(dirname "$0")/../lib/common.bash"
+command -v pvpython > /dev/null && command -v xvfb-run > /dev/null || { echo "no pvpython/xvfb-run: skipped"; exit 77; }
+CHECK=$WEFT_SRC/tests/e2e/paraview_check.py
+
+# pv_check ARGS...: the checker under pvpython; any warning or error line from ParaView fails.
+pv_check() {
+  xvfb-run -a pvpython "$CHECK" "$@" > pv.txt 2>&1 || { cat pv.txt; fail "paraview_check $*"; }
+  if grep -vE "^ok: |^$|XDG_RUNTIME_DIR" pv.txt | grep -qiE "warn|err|skipping|cannot|fail"; then
+    cat pv.txt; fail "ParaView printed warnings or errors for $*"
+  fi
+  cat pv.txt
+}
+
+C=$WEFT_SRC/cases/drape_default.yaml
+S=(--frames 3 --set "objects.0.mesh.resolution=[24, 24]")
+for np in 1 3; do
+  run_weft "$np" "$C" "${S[@]}" -o "out$np/drape.h5" > run.txt
+  grep -q "open in ParaView: paraview $WORK/out$np/drape.xdmf" run.txt || { cat run.txt; fail "summary does not name the .xdmf"; }
+  echo "np=$np:"
+  pv_check result "$WORK/out$np/drape.h5" cloth,ball,ground
+done
+
+WEFT_XDMF_SAMPLE=$WORK/sample "$WEFT_BIN/unit-io" --gtest_filter=XdmfSample.* > /dev/null || fail "writing the primitives sample"
+pv_check sample "$WORK/sample/primitives.h5"
+
+# weft-render: PNGs of chosen frames at the chosen size; bad input is a one-line error.
+"$WEFT_BIN/weft-render" out1/drape.h5 -o png --frames 1:4:2 --size 320x240 > render.txt || { cat render.txt; fail "weft-render"; }
+[ "$(ls png/drape_*.png | wc -l)" -eq 2 ] && [ -s png/drape_0001.png ] && [ -s png/drape_0003.png ] || { ls png; fail "weft-render wrote $(ls png | tr '\n' ' ')"; }
+# PNG width and height: big-endian words at bytes 16 and 20 of the IHDR chunk.
+wh=$(od -An -tu1 -j16 -N8 png/drape_0003.png | awk '{ printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }')
+[ "$wh" = "320x240" ] || fail "weft-render: PNG is $wh, asked for 320x240"
+echo "ok: weft-render frames 1 and 3 at 320x240"
+expect_input_error "weft-render missing file" "$WEFT_BIN/weft-render" nothing.h5
+expect_input_error "weft-render bad --frames" "$WEFT_BIN/weft-render" out1/drape.h5 --frames a:b
+expect_input_error "weft-render bad --size" "$WEFT_BIN/weft-render" out1/drape.h5 --size 12

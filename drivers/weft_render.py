@@ -101,12 +101,16 @@ def make_movie(pngs, out_dir, fps):
 def main(argv):
     try:
         a = parse(argv)
-        pngs = wp.render_frames(a["result"], a["out"], a["frames"], a["size"])
+        frames = wp.render_frames(a["result"], a["out"], a["frames"], a["size"])
     except (UsageError, wp.ResultError) as e:
         sys.stderr.write("weft-render: error: %s\n%s\n" % (e, USAGE))
         return 2
+    pngs = [f for f, _ in frames]
     print("weft-render: %d frame%s in %s" % (len(pngs), "" if len(pngs) == 1 else "s", a["out"]))
-    movie = make_movie(pngs, a["out"], fps=builtins.min(30.0, builtins.max(1.0, len(pngs) / 5.0)))
+    # Real time where the frames allow it (1 to 60 frames a second).
+    span = frames[-1][1] - frames[0][1]
+    fps = builtins.min(60.0, builtins.max(1.0, (len(frames) - 1) / span)) if span > 0 else 1.0
+    movie = make_movie(pngs, a["out"], fps)
     if movie:
         print("weft-render: movie %s" % movie)
     elif len(pngs) > 1 and not shutil.which("ffmpeg"):

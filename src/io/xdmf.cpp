@@ -83,6 +83,11 @@ std::vector<long long> xdmf_topology(const ObjectCells& c, long long first, Xdmf
 std::string xdmf_text(const XdmfLayout& L) {
   const std::string& h5 = L.h5_name;
   const long long F = static_cast<long long>(L.times.size()), N = L.num_vertices;
+  // The per-frame figures go on one block only (they are the run's, not an object's): the
+  // first deformable one, so hiding obstacles keeps them. On every block they would make
+  // the XML ~3x longer.
+  size_t stats_block = 0;
+  while (stats_block + 1 < L.blocks.size() && L.blocks[stats_block].kind == "obstacle") ++stats_block;
   std::ostringstream os;
   os << "<?xml version=\"1.0\" ?>\n"
      << "<!-- weft result " << h5 << ": one block per object, one time step per frame -->\n"
@@ -118,10 +123,11 @@ std::string xdmf_text(const XdmfLayout& L) {
       // and drops their names; each piece still says which case object it is.
       os << "     <Attribute Name=\"object_id\" AttributeType=\"Scalar\" Center=\"Grid\">\n      <DataItem Dimensions=\"1\""
          << " NumberType=\"Int\" Format=\"XML\">" << (&b - L.blocks.data()) << "</DataItem>\n     </Attribute>\n";
-      for (const std::string& s : L.stats)
-        os << "     <Attribute Name=\"" << s << "\" AttributeType=\"Scalar\" Center=\"Grid\">\n      <DataItem Dimensions=\"1\""
-           << " NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << slab(h5, "/frames/stats/" + s, {f}, {1}, {F})
-           << "</DataItem>\n     </Attribute>\n";
+      if (&b - L.blocks.data() == static_cast<std::ptrdiff_t>(stats_block))
+        for (const std::string& s : L.stats)
+          os << "     <Attribute Name=\"" << s << "\" AttributeType=\"Scalar\" Center=\"Grid\">\n      <DataItem Dimensions=\"1\""
+             << " NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << slab(h5, "/frames/stats/" + s, {f}, {1}, {F})
+             << "</DataItem>\n     </Attribute>\n";
       os << "    </Grid>\n";
     }
     os << "   </Grid>\n";

@@ -8,8 +8,8 @@
 // /frames/positions, named by the Xdmf3 controller form `file:/path|start:stride:count:dims`
 // (the XDMF2 ItemType="HyperSlab" form reads as 0 points in the Xdmf3 readers). Connectivity
 // is per object with object-local vertex ids in /view/object<k>/topology, written once.
-// Per-frame figures (/frames/stats/*) are grid-centred attributes: ParaView's field data,
-// which "Plot Global Variables Over Time" draws.
+// Per-frame figures (/frames/stats/*) are grid-centred attributes of the first deformable
+// object: ParaView's field data, which "Plot Global Variables Over Time" draws.
 #pragma once
 #include <cstdint>
 #include <string>

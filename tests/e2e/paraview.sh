@@ -35,6 +35,10 @@ pv_check sample "$WORK/sample/primitives.h5"
 wh=$(od -An -tu1 -j16 -N8 png/drape_0003.png | awk '{ printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }')
 [ "$wh" = "320x240" ] || fail "weft-render: PNG is $wh, asked for 320x240"
 echo "ok: weft-render frames 1 and 3 at 320x240"
+if command -v ffmpeg > /dev/null; then
+  [ -s png/drape.mp4 ] || fail "weft-render: ffmpeg is installed but no png/drape.mp4"
+  echo "ok: weft-render movie png/drape.mp4"
+fi
 expect_input_error "weft-render missing file" "$WEFT_BIN/weft-render" nothing.h5
 expect_input_error "weft-render bad --frames" "$WEFT_BIN/weft-render" out1/drape.h5 --frames a:b
 expect_input_error "weft-render bad --size" "$WEFT_BIN/weft-render" out1/drape.h5 --size 12

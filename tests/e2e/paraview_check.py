@@ -111,7 +111,7 @@ def check_result(path, names):
         if s is None or [s.GetTuple1(c) for c in range(m)] != ratio[first_t: first_t + m]:
             fail("%s: cell array strain_ratio differs from /frames/strain_ratio" % name)
         f = d.GetFieldData().GetArray("newton_iters")
-        if f is None or f.GetTuple1(0) != iters:
+        if i == 0 and (f is None or f.GetTuple1(0) != iters):  # on the first deformable object
             fail("%s: field newton_iters is not the last frame's %r" % (name, iters))
         first_v += n
         first_t += m

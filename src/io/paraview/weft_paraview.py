@@ -148,7 +148,7 @@ def colour_by_object(display, objects):
 
 
 def render_frames(path, out_dir, frames=slice(None), size=(1280, 720)):
-    """PNG per selected frame into out_dir; returns the list of files written."""
+    """PNG per selected frame into out_dir; returns [(file, time)] of the frames written."""
     reader, objects, times = open_result(path)
     if not times:
         raise ResultError("%s: holds no time step" % path)
@@ -186,7 +186,7 @@ def render_frames(path, out_dir, frames=slice(None), size=(1280, 720)):
         view.ViewTime = times[f]
         png = os.path.join(out_dir, "%s_%04d.png" % (title, f))
         pv.SaveScreenshot(png, view, ImageResolution=list(size))
-        written.append(png)
+        written.append((png, times[f]))
     # Release the render window while the X connection is still there: torn down at exit
     # it ends the process with a GLXBadContext error under Xvfb.
     pv.Delete(view)

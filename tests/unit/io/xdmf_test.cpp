@@ -96,6 +96,21 @@ TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
   EXPECT_NE(x.find("<Grid Name=\"cloth\" GridType=\"Uniform\">"), std::string::npos);
   EXPECT_NE(x.find("<Information Name=\"kind\" Value=\"shell\"/>"), std::string::npos);
   EXPECT_EQ(x.find("HyperSlab"), std::string::npos);  // the XDMF2 form reads as 0 points in Xdmf3
+
+  // With an obstacle first, the per-frame figures go on the first deformable block only,
+  // once per frame.
+  XdmfBlock ground = b;
+  ground.name = "ground";
+  ground.kind = "obstacle";
+  L.blocks = {ground, b};
+  const std::string y = xdmf_text(L);
+  size_t count = 0;
+  for (size_t at = y.find("Name=\"newton_iters\""); at != std::string::npos; at = y.find("Name=\"newton_iters\"", at + 1))
+    ++count;
+  EXPECT_EQ(count, 2u);
+  const size_t cloth = y.find("<Grid Name=\"cloth\""), stat = y.find("Name=\"newton_iters\"");
+  EXPECT_LT(y.find("<Grid Name=\"ground\""), cloth);
+  EXPECT_LT(cloth, stat);
 }
 
 namespace {

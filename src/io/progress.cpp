@@ -32,7 +32,7 @@ void Progress::summary(const std::string& output_path, int frames_written) const
               frames_written, output_path.c_str());
   std::filesystem::path xdmf = std::filesystem::absolute(output_path);
   xdmf.replace_extension(".xdmf");
-  std::printf("open in ParaView: paraview %s   (one block per object; Python: h5py.File(\"%s\"))\n",
+  std::printf("open in ParaView: paraview %s   (Python: h5py.File(\"%s\"))\n",
               xdmf.string().c_str(), output_path.c_str());
 }
 

@@ -89,4 +89,23 @@ double strain_limit(const Vec9& x, const TriRest& r, const StrainLimitParams& p,
   return e;
 }
 
+double segment_strain_limit(const Vec6& x, double L, const StrainLimitParams& p, Vec6* g, Mat6* H) {
+  const Vec3 e = x.tail<3>() - x.head<3>();
+  const double len = e.norm(), sigma = len / L;
+  if (g) g->setZero();
+  if (H) H->setZero();
+  if (!(sigma < p.s_max)) return std::numeric_limits<double>::infinity();
+  if (sigma <= p.s_hat) return 0.0;
+  const double w = p.s_max - p.s_hat, y = (p.s_hat - sigma) / w, scale = p.kappa * p.volume;
+  const double d1 = -scale * bhat_d1(y) / w;       // dPsi/dsigma >= 0
+  const double d2 = scale * bhat_d2(y) / (w * w);  // d2Psi/dsigma2 >= 0
+  const Vec3 ehat = e / len;                       // len > s_hat L > 0 here
+  if (g) {
+    g->head<3>() = -d1 / L * ehat;
+    g->tail<3>() = d1 / L * ehat;
+  }
+  if (H) segment_hessian(ehat, d2 / (L * L), d1 / (L * len), *H);
+  return scale * bhat(y);
+}
+
 }  // namespace weft

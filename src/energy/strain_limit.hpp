@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 
 #include "core/types.hpp"
+#include "energy/rod_stretch.hpp"
 #include "energy/tri_rest.hpp"
 
 namespace weft {
@@ -29,5 +30,10 @@ double max_singular_value(const Vec9& x, const TriRest& r);
 // The exact Hessian is PSD here (bhat convex, decreasing); project still clamps round-off.
 double strain_limit(const Vec9& x, const TriRest& r, const StrainLimitParams& p, Vec9* g, Mat9* H,
                     bool project);
+
+// The same barrier on a segment (rods, C-IPC sec. 4.1 with the one singular value of a
+// segment, its stretch sigma = |e| / L), p.volume = A L: +inf once sigma >= s_max, 0 while
+// sigma <= s_hat. bhat is convex and decreasing, so the exact Hessian is PSD: no projection.
+double segment_strain_limit(const Vec6& x, double rest_length, const StrainLimitParams& p, Vec6* g, Mat6* H);
 
 }  // namespace weft

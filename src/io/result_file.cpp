@@ -505,6 +505,8 @@ std::vector<ObjectCells> cells_by_object(const Scene& scene, std::vector<long lo
   for (int i = 0; i < scene.num_vertices; ++i) {
     const int o = scene.vertex_object[scene.solver_of_input[i]];
     if (first[o] < 0) first[o] = i;
+    if (first[o] + count[o] != i)  // OUT.xdmf names each object's rows as one range
+      throw RuntimeFailure("object '" + scene.objects[o].name + "' has no contiguous range of input vertices");
     ++count[o];
   }
   for (size_t t = 0; t < scene.triangles.size(); ++t) {

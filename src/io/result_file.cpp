@@ -120,6 +120,22 @@ void append_scalar(hid_t ds, int frame, double value, int rank) {
   H5Sclose(space);
 }
 
+// Names of the per-frame figures under /frames/stats.
+std::vector<std::string> stat_names(hid_t file) {
+  std::vector<std::string> names;
+  hid_t g = H5Gopen2(file, "/frames/stats", H5P_DEFAULT);
+  h5check_id(g, "/frames/stats");
+  hsize_t n = 0;
+  H5Gget_num_objs(g, &n);
+  for (hsize_t i = 0; i < n; ++i) {
+    char name[256];
+    H5Gget_objname_by_idx(g, i, name, sizeof name);
+    names.push_back(name);
+  }
+  H5Gclose(g);
+  return names;
+}
+
 // An extendible (F, ...) dataset of per-frame rows, one frame per chunk.
 void create_frame_series(hid_t loc, const char* name, hid_t type, std::vector<hsize_t> row) {
   std::vector<hsize_t> dims{0}, maxd{H5S_UNLIMITED}, chunk{1};
@@ -314,18 +330,7 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   set_frames(file_, "/frames/time", keep_frames);
   if (velocities_) set_frames(file_, "/frames/velocities", keep_frames);
   if (strain_ratio_) set_frames(file_, "/frames/strain_ratio", keep_frames);
-  hsize_t d1[1] = {hsize_t(keep_frames)};
-  hid_t stats = H5Gopen2(file_, "/frames/stats", H5P_DEFAULT);
-  hsize_t nlinks = 0;
-  H5Gget_num_objs(stats, &nlinks);
-  for (hsize_t i = 0; i < nlinks; ++i) {
-    char name[256];
-    H5Gget_objname_by_idx(stats, i, name, sizeof name);
-    hid_t s = H5Dopen2(stats, name, H5P_DEFAULT);
-    h5check(H5Dset_extent(s, d1), "shrink stats");
-    H5Dclose(s);
-  }
-  H5Gclose(stats);
+  for (const std::string& name : stat_names(file_)) set_frames(file_, ("/frames/stats/" + name).c_str(), keep_frames);
   frames_ = keep_frames;
   open_scatter();
 }
@@ -567,15 +572,7 @@ void ResultFile::write_xdmf() const {
   hid_t ts = H5Dopen2(file_, "/frames/time", H5P_DEFAULT);
   if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
   H5Dclose(ts);
-  hid_t sg = H5Gopen2(file_, "/frames/stats", H5P_DEFAULT);
-  hsize_t nlinks = 0;
-  H5Gget_num_objs(sg, &nlinks);
-  for (hsize_t i = 0; i < nlinks; ++i) {
-    char name[256];
-    H5Gget_objname_by_idx(sg, i, name, sizeof name);
-    L.stats.push_back(name);
-  }
-  H5Gclose(sg);
+  L.stats = stat_names(file_);
   std::vector<long long> first, count, first_tri;
   const std::vector<ObjectCells> cells = cells_by_object(scene_, first, count, first_tri);
   for (size_t o = 0; o < cells.size(); ++o) {

@@ -173,10 +173,18 @@ def render_frames(path, out_dir, frames=slice(None), size=(1280, 720)):
         view.UseColorPaletteForBackground = 0
     except AttributeError:
         pass
-    display = pv.Show(with_object_ids(reader), view)
+    # Smooth shading (point normals; creases sharper than 60 degrees stay sharp), rods as
+    # tubes and particles as spheres.
+    surface = pv.GenerateSurfaceNormals(Input=pv.ExtractSurface(Input=with_object_ids(reader)))
+    surface.FeatureAngle = 60.0
+    display = pv.Show(surface, view)
     colour_by_object(display, objects)
     display.SetScalarBarVisibility(view, False)
     display.Specular = 0.2
+    display.RenderLinesAsTubes = 1
+    display.LineWidth = 3.0
+    display.RenderPointsAsSpheres = 1
+    display.PointSize = 6.0
     pv.Render(view)  # the first render resets the camera: frame it after
     if bounds:
         frame_camera(view, bounds)

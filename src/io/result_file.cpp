@@ -550,6 +550,8 @@ void ResultFile::write_view() {
     const std::vector<long long> topo = xdmf_topology(cells[o], first[o], b);
     hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(topo.size())}, lv_.rank);
+    const std::vector<int> ids(b.num_cells, static_cast<int>(o));
+    write_replicated(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(ids.size())}, lv_.rank);
     set_attr_string(g, "name", scene_.objects[o].name);
     H5Gclose(g);
   }
@@ -582,7 +584,7 @@ void ResultFile::write_xdmf() const {
     b.first_vertex = first[o];
     b.num_vertices = count[o];
     xdmf_topology(cells[o], first[o], b);
-    b.topology_path = "/view/object" + std::to_string(o) + "/topology";
+    b.view_group = "/view/object" + std::to_string(o);
     if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
     L.blocks.push_back(b);
   }

@@ -104,7 +104,7 @@ std::string xdmf_text(const XdmfLayout& L) {
       if (b.cell == XdmfCell::Polyvertex || b.cell == XdmfCell::Polyline)
         os << " NodesPerElement=\"" << b.nodes_per_cell << "\"";
       os << ">\n      <DataItem Dimensions=\"" << b.topology_size << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
-         << h5 << ":" << b.topology_path << "</DataItem>\n     </Topology>\n";
+         << h5 << ":" << b.view_group << "/topology</DataItem>\n     </Topology>\n";
       os << "     <Geometry GeometryType=\"XYZ\">\n      <DataItem Dimensions=\"" << n
          << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
          << slab(h5, "/frames/positions", {f, b.first_vertex, 0}, {1, n, 3}, {F, N, 3})
@@ -119,10 +119,9 @@ std::string xdmf_text(const XdmfLayout& L) {
            << b.num_cells << "\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">"
            << slab(h5, "/frames/strain_ratio", {f, b.first_triangle}, {1, b.num_cells}, {F, L.num_triangles})
            << "</DataItem>\n     </Attribute>\n";
-      // The reader ParaView picks by default (Xdmf3ReaderS) flattens the blocks into pieces
-      // and drops their names; each piece still says which case object it is.
-      os << "     <Attribute Name=\"object_id\" AttributeType=\"Scalar\" Center=\"Grid\">\n      <DataItem Dimensions=\"1\""
-         << " NumberType=\"Int\" Format=\"XML\">" << (&b - L.blocks.data()) << "</DataItem>\n     </Attribute>\n";
+      os << "     <Attribute Name=\"object_id\" AttributeType=\"Scalar\" Center=\"Cell\">\n      <DataItem Dimensions=\""
+         << b.num_cells << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << b.view_group
+         << "/object_id</DataItem>\n     </Attribute>\n";
       if (&b - L.blocks.data() == static_cast<std::ptrdiff_t>(stats_block))
         for (const std::string& s : L.stats)
           os << "     <Attribute Name=\"" << s << "\" AttributeType=\"Scalar\" Center=\"Grid\">\n      <DataItem Dimensions=\"1\""

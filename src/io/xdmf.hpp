@@ -7,7 +7,10 @@
 // copied: an object's coordinates in a frame are the rows [first, first + n) of frame f of
 // /frames/positions, named by the Xdmf3 controller form `file:/path|start:stride:count:dims`
 // (the XDMF2 ItemType="HyperSlab" form reads as 0 points in the Xdmf3 readers). Connectivity
-// is per object with object-local vertex ids in /view/object<k>/topology, written once.
+// is per object with object-local vertex ids in /view/object<k>/topology, written once,
+// beside a cell array object_id (the object's index in the case, in every cell): the
+// default reader merges the objects' blocks into unnamed pieces, and this is what a user
+// thresholds or colours by to pick an object.
 // Per-frame figures (/frames/stats/*) are grid-centred attributes of the first deformable
 // object: ParaView's field data, which "Plot Global Variables Over Time" draws.
 #pragma once
@@ -29,7 +32,7 @@ struct XdmfBlock {
   long long num_cells = 0;
   long long topology_size = 0;      // entries of /view/object<k>/topology
   int nodes_per_cell = 3;           // for single-type topologies
-  std::string topology_path;        // e.g. /view/object0/topology
+  std::string view_group;           // e.g. /view/object0: holds topology and object_id
   long long first_triangle = -1;    // rows of /frames/strain_ratio when the block is triangles only
 };
 
@@ -45,7 +48,8 @@ struct XdmfLayout {
   std::vector<std::string> stats;   // names under /frames/stats
 };
 
-// Object-local connectivity of one object in the form its XdmfBlock names. Inputs are
+// Object-local connectivity of one object in the form its XdmfBlock names (topology at
+// view_group + "/topology", an int32 object_id per cell at view_group + "/object_id"). Inputs are
 // global input-order vertex ids of the object's primitives (each may be empty); the result
 // is the flat array stored at /view/object<k>/topology.
 struct ObjectCells {

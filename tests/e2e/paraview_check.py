@@ -63,9 +63,9 @@ def check_common(path, cell_types=None):
         if got != last[3 * first: 3 * (first + n)]:
             bad = next(k for k in range(len(got)) if got[k] != last[3 * first + k])
             fail("%s: point %d coordinate %d is %r, /frames/positions has %r" % (name, bad // 3, bad % 3, got[bad], last[3 * first + bad]))
-        oid = d.GetFieldData().GetArray("object_id")
-        if oid is None or int(oid.GetTuple1(0)) != i:
-            fail("%s: field object_id is not %d" % (name, i))
+        oid = d.GetCellData().GetArray("object_id")
+        if oid is None or {int(oid.GetTuple1(c)) for c in range(d.GetNumberOfCells())} != {i}:
+            fail("%s: cell array object_id is not %d everywhere" % (name, i))
         if cell_types is not None:
             types = sorted({d.GetCellType(c) for c in range(d.GetNumberOfCells())})
             if types != cell_types[i]:
@@ -116,6 +116,17 @@ def check_result(path, names):
         first_v += n
         first_t += m
     ok("velocity, strain_ratio and the per-frame figures equal the file's last frame")
+    # Hiding an object under the default reader: threshold its object_id away.
+    keep = [i for i, (_, kind) in enumerate(objects) if kind != "obstacle"]
+    t = pv.Threshold(Input=reader)
+    t.Scalars = ["CELLS", "object_id"]  # before the range: choosing the array resets it
+    t.LowerThreshold, t.UpperThreshold = min(keep), max(keep)
+    t.UpdatePipeline(times[-1])
+    n = t.GetDataInformation().GetNumberOfPoints()
+    want = sum(ps[i].GetNumberOfPoints() for i in keep)
+    if n != want:
+        fail("threshold on object_id keeps %d points, the deformable objects have %d" % (n, want))
+    ok("threshold on object_id shows the deformable objects alone (%d points)" % n)
     cloth = ps[0].GetCellData().GetArray("strain_ratio").GetRange()
     ok("cloth strain_ratio in [%.4f, %.4f]" % cloth)
 

@@ -3,7 +3,8 @@ render PNG frames. Used by weft-render and by the tests that open results in Par
 
 A result is OUT.h5 with OUT.xdmf beside it (src/io/xdmf.hpp). ParaView's default reader
 for .xdmf (Xdmf3ReaderS) turns the per-object blocks into pieces in case order and drops
-their names, so the object names and kinds are read here from the .xdmf itself.
+their names, so the object names and kinds are read here from the .xdmf itself; each
+piece's cells carry the object's index as the cell array object_id.
 """
 import math
 import os
@@ -97,40 +98,10 @@ DEFORMABLE_COLOURS = [(0.85, 0.33, 0.20), (0.20, 0.47, 0.75), (0.30, 0.65, 0.35)
 OBSTACLE_COLOURS = [(0.80, 0.80, 0.78), (0.62, 0.62, 0.60), (0.70, 0.70, 0.68)]
 
 
-# Copies the object_id each piece carries as field data into a point array: ParaView colours
-# a multi-piece dataset as one block, so per-piece field data cannot pick the colour.
-_OBJECT_ARRAY = """
-from vtkmodules.vtkCommonCore import vtkIntArray
-inp, out = self.GetInputDataObject(0, 0), self.GetOutputDataObject(0)
-out.CopyStructure(inp)
-it = inp.NewIterator()
-it.InitTraversal()
-while not it.IsDoneWithTraversal():
-    src = it.GetCurrentDataObject()
-    d = src.NewInstance()
-    d.ShallowCopy(src)
-    ids = src.GetFieldData().GetArray("object_id")
-    a = vtkIntArray()
-    a.SetName("object_id")
-    a.SetNumberOfTuples(d.GetNumberOfPoints())
-    a.Fill(int(ids.GetTuple1(0)) if ids is not None else -1)
-    d.GetPointData().AddArray(a)
-    out.SetDataSet(it, d)
-    it.GoToNextItem()
-"""
-
-
-def with_object_ids(reader):
-    """A filter giving every point the id of its object (case order)."""
-    f = pv.ProgrammableFilter(Input=reader)
-    f.Script = _OBJECT_ARRAY
-    f.CopyArrays = 0
-    return f
-
-
 def colour_by_object(display, objects):
-    """One colour per object: deformable ones in clear colours, obstacles in greys."""
-    pv.ColorBy(display, ("POINTS", "object_id"))
+    """One colour per object (the cell array object_id): deformable ones in clear colours,
+    obstacles in greys."""
+    pv.ColorBy(display, ("CELLS", "object_id"))
     lut = pv.GetColorTransferFunction("object_id")
     lut.InterpretValuesAsCategories = 1
     annotations, colours = [], []
@@ -175,7 +146,7 @@ def render_frames(path, out_dir, frames=slice(None), size=(1280, 720)):
         pass
     # Smooth shading (point normals; creases sharper than 60 degrees stay sharp), rods as
     # tubes and particles as spheres.
-    surface = pv.GenerateSurfaceNormals(Input=pv.ExtractSurface(Input=with_object_ids(reader)))
+    surface = pv.GenerateSurfaceNormals(Input=pv.ExtractSurface(Input=reader))
     surface.FeatureAngle = 60.0
     display = pv.Show(surface, view)
     colour_by_object(display, objects)

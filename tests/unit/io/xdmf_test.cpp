@@ -83,7 +83,7 @@ TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
   b.cell = XdmfCell::Triangle;
   b.num_cells = 4;
   b.topology_size = 12;
-  b.topology_path = "/view/object1/topology";
+  b.view_group = "/view/object1";
   b.first_triangle = 2;
   L.blocks = {b};
   const std::string x = xdmf_text(L);
@@ -95,6 +95,9 @@ TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
   EXPECT_NE(x.find("<Time Value=\"0.10000000000000001\"/>"), std::string::npos);
   EXPECT_NE(x.find("<Grid Name=\"cloth\" GridType=\"Uniform\">"), std::string::npos);
   EXPECT_NE(x.find("<Information Name=\"kind\" Value=\"shell\"/>"), std::string::npos);
+  EXPECT_NE(x.find("run.h5:/view/object1/topology</DataItem>"), std::string::npos);
+  EXPECT_NE(x.find("Center=\"Cell\">\n      <DataItem Dimensions=\"4\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">run.h5:/view/object1/object_id"),
+            std::string::npos);
   EXPECT_EQ(x.find("HyperSlab"), std::string::npos);  // the XDMF2 form reads as 0 points in Xdmf3
 
   // With an obstacle first, the per-frame figures go on the first deformable block only,
@@ -189,8 +192,10 @@ TEST(XdmfSample, EveryPrimitiveKind) {
     const std::string group = "object" + std::to_string(o);
     hid_t g = H5Gcreate2(view, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     write_dataset(g, "topology", H5T_NATIVE_LLONG, topo.data(), {topo.size()});
+    const std::vector<int> ids(b.num_cells, static_cast<int>(o));
+    write_dataset(g, "object_id", H5T_NATIVE_INT, ids.data(), {ids.size()});
     H5Gclose(g);
-    b.topology_path = "/view/" + group + "/topology";
+    b.view_group = "/view/" + group;
     L.blocks.push_back(b);
   }
   H5Gclose(view);

@@ -3,7 +3,8 @@
 // every platform) and throws InputError ("GENERATOR: ARGUMENT must ..., got ...") for
 // invalid arguments. The surface generators return a consistently oriented manifold mesh
 // that passes validate_mesh(m, what); the rod generators (line, polyline, helix, rod_net)
-// return segments only, passing validate_mesh(m, what, MeshUse::rods).
+// return segments only, passing validate_mesh(m, what, MeshUse::rods); make_particle_block
+// returns vertices only (particles), passing validate_mesh(m, what, MeshUse::particles).
 //
 // Rod conventions, for every rod generator: the segments of one rod are consecutive in
 // TriMesh::segments and run head to tail (segment k + 1 starts at the vertex where segment
@@ -103,5 +104,18 @@ TriMesh make_helix(double radius, double pitch, double turns, int segments);
 //   m (n-1) s + [i (m-1) s, (i+1) (m-1) s), running towards +z. A crossing is shared by
 //   the two rods through it (valence 4 inside, 3 on the rim, 2 at the corners).
 TriMesh make_rod_net(double size_a, double size_b, int m, int n, int subdivisions = 1);
+
+// ---- Particles (vertices only) ----
+
+// Block of nx x ny x nz particles (each >= 1) on a lattice centred at the origin: no
+// triangles, no segments. Axis k with n_k >= 2 spans the full extent size_k > 0 with
+// spacing d_k = size_k / (n_k - 1) (coordinate -size_k/2 + i d_k, the last pinned exactly at
+// +size_k/2); an axis with n_k = 1 puts every particle at coordinate 0 there, has no spacing
+// and gets no jitter (its size must be finite and >= 0, and is otherwise unused).
+// Particle (i, j, k) has index i + nx (j + ny k). jitter in [0, 0.4] moves every particle
+// (boundary ones too, so the block may reach jitter d_k beyond size_k/2) by up to
+// jitter * d_k along each axis, a pure function of (seed, index, axis) (the splitmix64
+// hash make_grid uses); jitter = 0 gives the exact lattice whatever the seed.
+TriMesh make_particle_block(const Vec3& size, int nx, int ny, int nz, double jitter = 0.0, unsigned seed = 1);
 
 }  // namespace weft

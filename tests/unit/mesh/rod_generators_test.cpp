@@ -1,5 +1,5 @@
-// Rod generators (line, polyline, helix, rod_net): exact counts, coordinates and
-// connectivity (issue 17).
+// Rod generators (line, polyline, helix, rod_net) and the particle block: exact counts,
+// coordinates and connectivity (issue 17).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -225,4 +225,65 @@ TEST(RodNet, Errors) {
   EXPECT_INPUT_ERROR(make_rod_net(1, 1, 4, 4, 0), "rod_net: subdivisions must be >= 1, got 0");
   EXPECT_INPUT_ERROR(make_rod_net(1, 1, 2, 2, 20'000'000), "rod_net: 80000000 vertices is more than the limit");
   EXPECT_INPUT_ERROR(make_rod_net(1, 1, 10'000, 10'000), "rod_net: 100000000 vertices is more than the limit");
+}
+
+// ---------------------------------------------------------------- particle_block
+
+TEST(ParticleBlock, LatticeWithSingleLayerAxis) {
+  TriMesh m = make_particle_block(Vec3(2.0, 0.0, 1.0), 3, 1, 2);  // ny = 1: y = 0, size_y unused
+  ASSERT_EQ(m.vertices.size(), 6u);
+  EXPECT_TRUE(m.triangles.empty());
+  EXPECT_TRUE(m.segments.empty());
+  // index i + nx (j + ny k)
+  const std::vector<Vec3> v = {Vec3(-1, 0, -0.5), Vec3(0, 0, -0.5), Vec3(1, 0, -0.5),
+                               Vec3(-1, 0, 0.5),  Vec3(0, 0, 0.5),  Vec3(1, 0, 0.5)};
+  EXPECT_EQ(m.vertices, v);
+  EXPECT_NO_THROW(validate_mesh(m, "grains", MeshUse::particles));
+  // All three axes single: one particle at the origin.
+  TriMesh one = make_particle_block(Vec3(1, 1, 1), 1, 1, 1, 0.4, 9);
+  ASSERT_EQ(one.vertices.size(), 1u);
+  EXPECT_EQ(one.vertices[0], Vec3(0, 0, 0));
+  // y is the middle index: (nx, ny, nz) = (1, 3, 2).
+  TriMesh col = make_particle_block(Vec3(5, 0.3, 0.2), 1, 3, 2);
+  ASSERT_EQ(col.vertices.size(), 6u);
+  EXPECT_EQ(col.vertices[0], Vec3(0, -0.15, -0.1));
+  EXPECT_EQ(col.vertices[2], Vec3(0, 0.15, -0.1));
+  EXPECT_EQ(col.vertices[5], Vec3(0, 0.15, 0.1));
+  EXPECT_NEAR(col.vertices[4].y(), 0.0, 1e-17);
+}
+
+TEST(ParticleBlock, JitterBoundsAndDeterminism) {
+  const int nx = 6, ny = 5, nz = 4;
+  const Vec3 size(1.0, 0.8, 0.6);
+  const double jitter = 0.4;
+  const Vec3 d(size.x() / (nx - 1), size.y() / (ny - 1), size.z() / (nz - 1));
+  TriMesh reg = make_particle_block(size, nx, ny, nz, 0.0, 7);
+  TriMesh a = make_particle_block(size, nx, ny, nz, jitter, 7);
+  TriMesh b = make_particle_block(size, nx, ny, nz, jitter, 7);
+  TriMesh c = make_particle_block(size, nx, ny, nz, jitter, 8);
+  EXPECT_EQ(reg.vertices, make_particle_block(size, nx, ny, nz, 0.0, 123).vertices);  // no jitter: seed unused
+  EXPECT_EQ(a.vertices, b.vertices);  // bit-identical for the same seed
+  ASSERT_EQ(a.vertices.size(), 120u);
+  int moved = 0, differ = 0;
+  for (size_t v = 0; v < a.vertices.size(); ++v) {
+    Vec3 off = a.vertices[v] - reg.vertices[v];
+    for (int k = 0; k < 3; ++k) EXPECT_LE(std::abs(off[k]), jitter * d[k] * (1 + 1e-12)) << v << " axis " << k;
+    if (off.cwiseAbs().minCoeff() > 0.05 * d.minCoeff()) ++moved;
+    if (a.vertices[v] != c.vertices[v]) ++differ;
+  }
+  EXPECT_GT(moved, 60);    // most particles move along every axis (boundary ones too)
+  EXPECT_GT(differ, 110);  // another seed gives another block
+  // A single-layer axis gets no jitter.
+  TriMesh flat = make_particle_block(Vec3(1, 1, 1), 4, 1, 4, 0.4, 3);
+  for (const Vec3& p : flat.vertices) EXPECT_EQ(p.y(), 0.0);
+  EXPECT_NO_THROW(validate_mesh(a, "grains", MeshUse::particles));
+}
+
+TEST(ParticleBlock, Errors) {
+  EXPECT_INPUT_ERROR(make_particle_block(Vec3(1, 1, 1), 0, 2, 2), "particle_block: nx must be >= 1, got 0");
+  EXPECT_INPUT_ERROR(make_particle_block(Vec3(1, 1, 1), 2, 2, -1), "particle_block: nz must be >= 1, got -1");
+  EXPECT_INPUT_ERROR(make_particle_block(Vec3(1, 0, 1), 2, 2, 2), "particle_block: size_y must be a finite number > 0, got 0");
+  EXPECT_INPUT_ERROR(make_particle_block(Vec3(1, -1, 1), 2, 1, 2), "particle_block: size_y must be a finite number >= 0, got -1");
+  EXPECT_INPUT_ERROR(make_particle_block(Vec3(1, 1, 1), 2, 2, 2, 0.5), "particle_block: jitter must be in [0, 0.4], got 0.5");
+  EXPECT_INPUT_ERROR(make_particle_block(Vec3(1, 1, 1), 1000, 1000, 1000), "particle_block: 1000000000 vertices is more than the limit");
 }

@@ -1,7 +1,17 @@
-// Procedural meshes. Every generator is centred at the origin, returns a consistently
-// oriented manifold mesh that passes validate_mesh(), and is deterministic (same
-// arguments -> bit-identical output on every platform). Invalid arguments throw InputError.
+// Procedural meshes. Every generator is centred at the origin (make_polyline excepted: it
+// takes its points as given), is deterministic (same arguments -> bit-identical output on
+// every platform) and throws InputError ("GENERATOR: ARGUMENT must ..., got ...") for
+// invalid arguments. The surface generators return a consistently oriented manifold mesh
+// that passes validate_mesh(m, what); the rod generators (line, polyline, helix, rod_net)
+// return segments only, passing validate_mesh(m, what, MeshUse::rods); make_particle_block
+// returns vertices only (particles), passing validate_mesh(m, what, MeshUse::particles).
+//
+// Rod conventions, for every rod generator: the segments of one rod are consecutive in
+// TriMesh::segments and run head to tail (segment k + 1 starts at the vertex where segment
+// k ends), so the rod-bending pairs are the consecutive segments of each rod.
 #pragma once
+#include <vector>
+
 #include "core/types.hpp"
 #include "mesh/tri_mesh.hpp"
 
@@ -54,5 +64,58 @@ TriMesh make_cylinder(double radius, double height, int segments, int rings, boo
 // r * segments + s, angle 2 pi s / segments from +x towards +z, radius interpolated
 // linearly in y; segments * rings vertices, 2 * segments * (rings - 1) triangles.
 TriMesh make_funnel(double top_radius, double bottom_radius, double height, int segments, int rings);
+
+// ---- Rods (segments, no triangles) ----
+
+// Straight rod along x, centred: segments >= 1; segments + 1 vertices, vertex i at
+// (-length/2 + i * length/segments, 0, 0) with the last pinned exactly at +length/2;
+// segment i = (i, i + 1).
+TriMesh make_line(double length, int segments);
+
+// Open polyline through `points` as given (NOT re-centred): vertex i = points[i], segment
+// i = (i, i + 1), points.size() - 1 segments. Needs >= 2 points, finite coordinates, and
+// consecutive points distinct: |p[i+1] - p[i]| >= 1e-12 * bounding-box diagonal and > 0
+// (the length validate_mesh accepts); otherwise "polyline: points I and I+1 coincide ...".
+// Non-consecutive points may coincide (the rod then touches itself; contact handles it).
+TriMesh make_polyline(const std::vector<Vec3>& points);
+
+// Helix with axis y, centred: radius > 0, pitch > 0 (rise per turn), turns > 0,
+// segments >= 1. segments + 1 vertices; vertex i at angle theta_i = 2 pi turns i/segments
+// measured from +x towards +z: (radius cos theta_i, -pitch turns/2 + pitch turns i/segments,
+// radius sin theta_i), the last y pinned exactly at +pitch turns/2. Vertex 0 is exactly
+// (radius, -pitch turns/2, 0). Segment i = (i, i + 1).
+TriMesh make_helix(double radius, double pitch, double turns, int segments);
+
+// Net of straight rods in the x-z plane (y = 0), joined at their crossings by shared
+// vertices. m >= 2 rods along x, at z_j = -size_b/2 + j size_b/(m-1) (j = 0..m-1), and
+// n >= 2 rods along z, at x_i = -size_a/2 + i size_a/(n-1) (i = 0..n-1); the outer rods
+// are the rim, every rod ends at a rim crossing (the x-rods span [-size_a/2, size_a/2], the
+// z-rods [-size_b/2, size_b/2]). subdivisions s >= 1 splits each rod piece between two
+// neighbouring crossings into s equal segments (s = 1: the crossings only).
+//   Vertices, m n + (s - 1) (m (n - 1) + n (m - 1)) in all:
+//     crossings first: crossing (i, j) = index j n + i at (x_i, 0, z_j) (far rim pinned
+//       exactly at +size_a/2, +size_b/2);
+//     then the x-rods' interior points: rod j, gap i (between x_i and x_{i+1}), k = 1..s-1
+//       at index m n + (j (n - 1) + i) (s - 1) + k - 1, x = x_i + k (x_{i+1} - x_i)/s;
+//     then the z-rods' interior points: rod i, gap j, k = 1..s-1 at index
+//       m n + m (n - 1) (s - 1) + (i (m - 1) + j) (s - 1) + k - 1.
+//   Segments, s (m (n - 1) + n (m - 1)) in all: x-rod j (j = 0..m-1) is segments
+//   [j (n-1) s, (j+1) (n-1) s), running towards +x; then z-rod i is segments
+//   m (n-1) s + [i (m-1) s, (i+1) (m-1) s), running towards +z. A crossing is shared by
+//   the two rods through it (valence 4 inside, 3 on the rim, 2 at the corners).
+TriMesh make_rod_net(double size_a, double size_b, int m, int n, int subdivisions = 1);
+
+// ---- Particles (vertices only) ----
+
+// Block of nx x ny x nz particles (each >= 1) on a lattice centred at the origin: no
+// triangles, no segments. Axis k with n_k >= 2 spans the full extent size_k > 0 with
+// spacing d_k = size_k / (n_k - 1) (coordinate -size_k/2 + i d_k, the last pinned exactly at
+// +size_k/2); an axis with n_k = 1 puts every particle at coordinate 0 there, has no spacing
+// and gets no jitter (its size must be finite and >= 0, and is otherwise unused).
+// Particle (i, j, k) has index i + nx (j + ny k). jitter in [0, 0.4] moves every particle
+// (boundary ones too, so the block may reach jitter d_k beyond size_k/2) by up to
+// jitter * d_k along each axis, a pure function of (seed, index, axis) (the splitmix64
+// hash make_grid uses); jitter = 0 gives the exact lattice whatever the seed.
+TriMesh make_particle_block(const Vec3& size, int nx, int ny, int nz, double jitter = 0.0, unsigned seed = 1);
 
 }  // namespace weft

@@ -57,10 +57,13 @@ void orient_along(TriMesh& m, const Vec3& up) {
     if (triangle_normal(m, t).dot(up) < 0) std::swap(m.triangles[t][1], m.triangles[t][2]);
 }
 
-int remove_unreferenced_vertices(TriMesh& m) {
+int remove_unreferenced_vertices(TriMesh& m, MeshUse use) {
+  if (use == MeshUse::particles) return 0;
   std::vector<int> remap(m.vertices.size(), -1);
   for (const Tri& f : m.triangles)
     for (int v : f) remap[v] = 0;
+  for (const Edge& e : m.segments)
+    for (int v : e) remap[v] = 0;
   int n = 0;
   for (std::size_t i = 0; i < remap.size(); ++i)
     if (remap[i] == 0) {
@@ -71,6 +74,33 @@ int remove_unreferenced_vertices(TriMesh& m) {
   m.vertices.resize(n);
   for (Tri& f : m.triangles)
     for (int& v : f) v = remap[v];
+  for (Edge& e : m.segments)
+    for (int& v : e) v = remap[v];
+  return dropped;
+}
+
+double segment_length(const TriMesh& m, int s) {
+  const Edge& e = m.segments[s];
+  return (m.vertices[e[1]] - m.vertices[e[0]]).norm();
+}
+
+int drop_segments_on_triangles(TriMesh& m) {
+  if (m.segments.empty() || m.triangles.empty()) return 0;
+  std::vector<Edge> tri_edges;
+  tri_edges.reserve(3 * m.triangles.size());
+  for (const Tri& f : m.triangles)
+    for (int k = 0; k < 3; ++k) {
+      int a = f[k], b = f[(k + 1) % 3];
+      tri_edges.push_back({std::min(a, b), std::max(a, b)});
+    }
+  std::sort(tri_edges.begin(), tri_edges.end());
+  std::size_t n = 0;
+  for (const Edge& e : m.segments) {
+    Edge key{std::min(e[0], e[1]), std::max(e[0], e[1])};
+    if (!std::binary_search(tri_edges.begin(), tri_edges.end(), key)) m.segments[n++] = e;
+  }
+  int dropped = static_cast<int>(m.segments.size() - n);
+  m.segments.resize(n);
   return dropped;
 }
 

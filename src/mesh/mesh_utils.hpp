@@ -22,8 +22,18 @@ double signed_volume(const TriMesh& m);
 void orient_outward(TriMesh& m, const Vec3& centre = Vec3::Zero());
 // Reverse every triangle whose normal has a negative component along `up` (planar meshes).
 void orient_along(TriMesh& m, const Vec3& up);
-// Drop vertices no triangle uses, keeping the order of the rest; returns how many were
-// dropped. Triangle indices must be in range.
-int remove_unreferenced_vertices(TriMesh& m);
+// Drop vertices no triangle and no segment uses, keeping the order of the rest and
+// renumbering triangles and segments; returns how many were dropped. Triangle and segment
+// indices must be in range. use = MeshUse::particles keeps every vertex (a particle set's
+// vertices are exactly the unreferenced ones) and returns 0: a caller that reads a
+// particle OBJ ('v' lines only) passes it, or simply does not call this function. The
+// default (surface) and MeshUse::rods behave alike: vertices of segments are kept.
+int remove_unreferenced_vertices(TriMesh& m, MeshUse use = MeshUse::surface);
+// |x_b - x_a| of segment s.
+double segment_length(const TriMesh& m, int s);
+// Remove the segments whose unordered vertex pair is an edge of some triangle (they are
+// not codimensional), keeping the order of the rest; returns how many were removed.
+// Indices must be in range.
+int drop_segments_on_triangles(TriMesh& m);
 
 }  // namespace weft

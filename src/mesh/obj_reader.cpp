@@ -1,13 +1,14 @@
-// read_obj: Wavefront OBJ vertices and faces.
+// read_obj: Wavefront OBJ vertices, faces and polylines.
 #include <string>
 #include <vector>
 
+#include "mesh/mesh_utils.hpp"
 #include "mesh/readers.hpp"
 #include "mesh/text_scan.hpp"
 
 namespace weft {
 
-TriMesh read_obj(const std::string& path) {
+TriMesh read_obj(const std::string& path, MeshUse use) {
   detail::LineReader in(path);
   TriMesh m;
   std::string line;
@@ -17,6 +18,7 @@ TriMesh read_obj(const std::string& path) {
   // the end, remembering the line of the largest one.
   long long max_index = 0;
   int max_index_line = 0;
+  const char* max_index_what = "face";
   while (in.next(line)) {
     std::size_t hash = line.find('#');
     std::string_view s(line);
@@ -30,37 +32,61 @@ TriMesh read_obj(const std::string& path) {
         if (!detail::parse_double(tok[1 + k], p[k]))
           in.fail("bad vertex coordinate " + detail::quote(tok[1 + k]));
       m.vertices.push_back(p);
-    } else if (tok[0] == "f") {
-      if (tok.size() < 4) in.fail("face needs at least 3 vertices");
+    } else if (tok[0] == "f" || (tok[0] == "l" && use != MeshUse::surface)) {
+      const bool face = tok[0] == "f";
+      const char* what = face ? "face" : "line";
+      if (face && tok.size() < 4) in.fail("face needs at least 3 vertices");
+      if (!face && tok.size() < 3) in.fail("line needs at least 2 vertices ('l a b ...')");
       poly.clear();
       for (std::size_t k = 1; k < tok.size(); ++k) {
         std::string_view c = tok[k];
         c = c.substr(0, c.find('/'));
         long long idx = 0;
-        if (!detail::parse_ll(c, idx)) in.fail("bad face index " + detail::quote(tok[k]));
-        if (idx == 0) in.fail("face index 0 (OBJ indices start at 1)");
+        if (!detail::parse_ll(c, idx)) in.fail(std::string("bad ") + what + " index " + detail::quote(tok[k]));
+        if (idx == 0) in.fail(std::string(what) + " index 0 (OBJ indices start at 1)");
         if (idx < 0) {
           idx += static_cast<long long>(m.vertices.size());
-          if (idx < 0) in.fail("face index " + std::string(c) + " points before the first vertex");
+          if (idx < 0) in.fail(std::string(what) + " index " + std::string(c) + " points before the first vertex");
         } else {
           idx -= 1;
           if (idx >= max_index) {
             max_index = idx;
             max_index_line = in.line_no();
+            max_index_what = what;
           }
         }
-        if (idx > 2'000'000'000LL) in.fail("face index " + std::string(c) + " is too large");
+        if (idx > 2'000'000'000LL) in.fail(std::string(what) + " index " + std::string(c) + " is too large");
         poly.push_back(idx);
       }
-      for (std::size_t k = 1; k + 1 < poly.size(); ++k)
-        m.triangles.push_back({static_cast<int>(poly[0]), static_cast<int>(poly[k]),
-                               static_cast<int>(poly[k + 1])});
+      if (face) {
+        for (std::size_t k = 1; k + 1 < poly.size(); ++k)
+          m.triangles.push_back({static_cast<int>(poly[0]), static_cast<int>(poly[k]),
+                                 static_cast<int>(poly[k + 1])});
+      } else {
+        for (std::size_t k = 0; k + 1 < poly.size(); ++k)
+          m.segments.push_back({static_cast<int>(poly[k]), static_cast<int>(poly[k + 1])});
+      }
     }
   }
-  if (!m.triangles.empty() && max_index >= static_cast<long long>(m.vertices.size()))
-    in.fail_at(max_index_line, "face index " + std::to_string(max_index + 1) + " is out of range (the file has " +
-                                   std::to_string(m.vertices.size()) + " vertices)");
-  if (m.triangles.empty()) throw InputError(path + ": no faces ('f' lines) in the OBJ file");
+  if ((!m.triangles.empty() || !m.segments.empty()) && max_index >= static_cast<long long>(m.vertices.size()))
+    in.fail_at(max_index_line, std::string(max_index_what) + " index " + std::to_string(max_index + 1) +
+                                   " is out of range (the file has " + std::to_string(m.vertices.size()) +
+                                   " vertices)");
+  drop_segments_on_triangles(m);
+  switch (use) {
+    case MeshUse::surface:
+      if (m.triangles.empty()) throw InputError(path + ": no faces ('f' lines) in the OBJ file");
+      break;
+    case MeshUse::rods:
+      if (m.segments.empty()) {
+        if (m.vertices.empty()) throw InputError(path + ": no vertices ('v' lines) in the OBJ file");
+        throw InputError(path + ": no lines ('l' lines that are not edges of faces) in the OBJ file");
+      }
+      break;
+    case MeshUse::particles:
+      if (m.vertices.empty()) throw InputError(path + ": no vertices ('v' lines) in the OBJ file");
+      break;
+  }
   return m;
 }
 

@@ -36,10 +36,15 @@ bool mesh_format_supported(const std::string& path) {
   return ext == ".obj" || ext == ".msh";
 }
 
-TriMesh read_mesh(const std::string& path) {
+TriMesh read_mesh(const std::string& path, MeshUse use) {
   std::string ext = lower_extension(path);
-  if (ext == ".obj") return read_obj(path);
-  if (ext == ".msh") return read_msh(path);
+  if (ext == ".obj") return read_obj(path, use);
+  if (ext == ".msh") {
+    if (use != MeshUse::surface)
+      throw InputError(path + ": .msh files are read as surfaces only; give " +
+                       (use == MeshUse::rods ? "rods as an OBJ file with 'l' lines" : "particles as an OBJ file with 'v' lines"));
+    return read_msh(path);
+  }
   throw InputError(path + ": unsupported mesh format '" + ext + "' (expected .obj or .msh)");
 }
 

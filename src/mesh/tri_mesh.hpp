@@ -1,4 +1,13 @@
-// A triangle mesh as plain data: positions and 0-based triangle indices.
+// A mesh as plain data: positions, 0-based triangle indices and codimensional segments.
+//
+// One struct holds every codimension:
+//   - triangles: surface elements (shells, volume and rigid surfaces, obstacles);
+//   - segments:  codimensional edges, i.e. edges that belong to no triangle (rods, segment
+//                meshes). A segment equal (as an unordered pair) to a triangle edge is not
+//                codimensional: readers drop such segments and validate_mesh() refuses them;
+//   - particles: vertices referenced by no triangle and no segment (isolated points). They
+//                are not stored separately; they are whatever vertices nothing references.
+// Surface-only meshes (every mesh before rods) simply have an empty `segments`.
 #pragma once
 #include <vector>
 
@@ -9,6 +18,17 @@ namespace weft {
 struct TriMesh {
   std::vector<Vec3> vertices;
   std::vector<Tri> triangles;
+  // Edges that belong to no triangle (rods): {a, b} with a != b, both in range, each
+  // unordered pair at most once. Order within a segment is the rod's direction (a -> b).
+  std::vector<Edge> segments;
 };
+
+// What a caller uses a mesh for. It decides the emptiness checks of the readers and of
+// validate_mesh() and whether remove_unreferenced_vertices() may drop isolated vertices:
+//   surface   triangles required (shells, obstacles, volume / rigid surfaces); the
+//             behaviour every caller had before rods and particles, and the default;
+//   rods      segments required (triangles may be present too);
+//   particles vertices required; isolated vertices are the particles and are kept.
+enum class MeshUse { surface, rods, particles };
 
 }  // namespace weft

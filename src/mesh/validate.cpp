@@ -36,12 +36,14 @@ struct HalfEdge {
 
 }  // namespace
 
-void validate_mesh(const TriMesh& m, const std::string& what) {
+void validate_mesh(const TriMesh& m, const std::string& what, MeshUse use) {
   auto fail = [&what](const std::string& msg) { throw InputError(what + ": " + msg); };
   const int nv = static_cast<int>(m.vertices.size());
   const int nt = static_cast<int>(m.triangles.size());
+  const int ns = static_cast<int>(m.segments.size());
   if (nv == 0) fail("mesh has no vertices");
-  if (nt == 0) fail("mesh has no triangles");
+  if (use == MeshUse::surface && nt == 0) fail("mesh has no triangles");
+  if (use == MeshUse::rods && ns == 0) fail("mesh has no segments");
 
   for (int v = 0; v < nv; ++v)
     if (!m.vertices[v].allFinite()) {
@@ -55,18 +57,30 @@ void validate_mesh(const TriMesh& m, const std::string& what) {
       if (v < 0 || v >= nv)
         fail("triangle " + std::to_string(t) + " references vertex " + std::to_string(v) +
              " (the mesh has " + std::to_string(nv) + " vertices)");
+  for (int s = 0; s < ns; ++s)
+    for (int v : m.segments[s])
+      if (v < 0 || v >= nv)
+        fail("segment " + std::to_string(s) + " references vertex " + std::to_string(v) +
+             " (the mesh has " + std::to_string(nv) + " vertices)");
   for (int t = 0; t < nt; ++t) {
     const Tri& f = m.triangles[t];
     if (f[0] == f[1] || f[1] == f[2] || f[0] == f[2])
       fail("triangle " + std::to_string(t) + " is degenerate (repeats a vertex: " + std::to_string(f[0]) + ", " +
            std::to_string(f[1]) + ", " + std::to_string(f[2]) + ")");
   }
-  {
+  for (int s = 0; s < ns; ++s)
+    if (m.segments[s][0] == m.segments[s][1])
+      fail("segment " + std::to_string(s) + " is degenerate (repeats vertex " + std::to_string(m.segments[s][0]) +
+           ")");
+  if (use != MeshUse::particles) {
     std::vector<char> used(nv, 0);
     for (const Tri& f : m.triangles)
       for (int v : f) used[v] = 1;
+    for (const Edge& e : m.segments)
+      for (int v : e) used[v] = 1;
     for (int v = 0; v < nv; ++v)
-      if (!used[v]) fail("vertex " + std::to_string(v) + " is not used by any triangle");
+      if (!used[v])
+        fail("vertex " + std::to_string(v) + (ns == 0 ? " is not used by any triangle" : " is not used by any triangle or segment"));
   }
   const double diag = bbox_diagonal(m);
   const double min_area = 1e-12 * diag * diag;
@@ -77,6 +91,36 @@ void validate_mesh(const TriMesh& m, const std::string& what) {
       os << "triangle " << t << " is degenerate (area " << a << " < 1e-12 * bbox_diagonal^2 = " << min_area << ")";
       fail(os.str());
     }
+  }
+  const double min_length = 1e-12 * diag;
+  for (int s = 0; s < ns; ++s) {
+    double len = segment_length(m, s);
+    if (!(len >= min_length) || len == 0.0) {
+      std::ostringstream os;
+      os << "segment " << s << " has zero length (vertices " << m.segments[s][0] << " and " << m.segments[s][1]
+         << ": length " << len << " < 1e-12 * bbox_diagonal = " << min_length << ")";
+      fail(os.str());
+    }
+  }
+  if (ns > 0) {  // Repeated segments (same unordered pair), then segments on triangle edges.
+    std::vector<std::pair<Edge, int>> keys(ns);
+    for (int s = 0; s < ns; ++s)
+      keys[s] = {Edge{std::min(m.segments[s][0], m.segments[s][1]), std::max(m.segments[s][0], m.segments[s][1])}, s};
+    std::sort(keys.begin(), keys.end());
+    for (int i = 1; i < ns; ++i)
+      if (keys[i].first == keys[i - 1].first)
+        fail("segment " + std::to_string(keys[i].second) + " repeats segment " + std::to_string(keys[i - 1].second) +
+             " (both join vertices " + std::to_string(keys[i].first[0]) + " and " + std::to_string(keys[i].first[1]) +
+             ")");
+    for (int t = 0; t < nt; ++t)
+      for (int k = 0; k < 3; ++k) {
+        int a = m.triangles[t][k], b = m.triangles[t][(k + 1) % 3];
+        Edge key{std::min(a, b), std::max(a, b)};
+        auto it = std::lower_bound(keys.begin(), keys.end(), std::make_pair(key, -1));
+        if (it != keys.end() && it->first == key)
+          fail("segment " + std::to_string(it->second) + " (" + std::to_string(key[0]) + ", " + std::to_string(key[1]) +
+               ") is an edge of triangle " + std::to_string(t) + " (a segment must belong to no triangle)");
+      }
   }
   {  // Duplicate triangles (same vertex set).
     std::vector<std::pair<Tri, int>> keys(nt);

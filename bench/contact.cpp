@@ -75,8 +75,9 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(vec, &local);
   }
-  auto& kappa = stepper.kappa_s();
+  std::vector<double> kappa(lv.triangles.size());
   for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
+  stepper.set_kappa_s(kappa);
   stepper.set_contact_kappa(c.contact_kappa);
 }
 

@@ -277,7 +277,12 @@ int main(int argc, char** argv) {
     CaseSpec spec = load_case(case_path, {"objects.0.mesh.resolution=[" + r + "," + r + "]"});
     Scene scene = build_scene(spec, 1);
     LocalView lv = make_local_view(scene, MPI_COMM_WORLD);
-    const long s_tri = static_cast<long>(lv.triangles.size()), s_hinge = static_cast<long>(lv.hinges.size());
+    // The bending set: the one of 4-vertex stencils (hinges).
+    const ElementSet* hset = nullptr;
+    const LocalStencils* hloc = nullptr;
+    for (size_t s = 0; s < scene.element_sets.size(); ++s)
+      if (scene.element_sets[s].arity == 4) hset = &scene.element_sets[s], hloc = &lv.sets[s];
+    const long s_tri = static_cast<long>(lv.triangles.size()), s_hinge = hloc ? hloc->size() : 0;
     const long s_elems = s_tri + s_hinge;
     const ObjectParams& op = scene.objects[0];
     // Stretched to half the strain limit (so the barrier is active but finite everywhere).
@@ -314,8 +319,9 @@ int main(int argc, char** argv) {
           acc += H(0, 0) + Hs(0, 0);
         }
         for (long k = 0; k < s_hinge; ++k) {
-          const Vec12 xe = gather<4>(xs, scene.hinges[lv.hinges[k]].data());
-          acc += hinge_bending(xe, scene.hinge_rest[lv.hinges[k]], &g12, &Hh, true) + Hh(0, 0);
+          const int e = hloc->element[k];
+          const Vec12 xe = gather<4>(xs, hset->stencil(e));
+          acc += hinge_bending(xe, hset->rest<HingeRest>()[e], &g12, &Hh, true) + Hh(0, 0);
         }
         g_sink = g_sink + acc;
       };
@@ -330,7 +336,7 @@ int main(int argc, char** argv) {
           sys.add_block(3, ids, H9.data());
         }
         for (long k = 0; k < s_hinge; ++k) {
-          const auto& h = scene.hinges[lv.hinges[k]];
+          const int* h = hset->stencil(hloc->element[k]);
           for (int a = 0; a < 4; ++a) ids[a] = gid[h[a]];
           sys.add_block(4, ids, H12.data());
         }

@@ -1,12 +1,22 @@
 #include "core/scene.hpp"
 
 #include <algorithm>
+#include <cstring>
+
+#include "energy/registry.hpp"
 
 namespace weft {
 
 int Scene::owner_of(int v) const {
   auto it = std::upper_bound(vertex_range.begin(), vertex_range.end(), v);
   return static_cast<int>(it - vertex_range.begin()) - 1;
+}
+
+long Scene::count_stencils(const char* term) const {
+  long n = 0;
+  for (const ElementSet& set : element_sets)
+    if (std::strcmp(set.term->name, term) == 0) n += set.size();
+  return n;
 }
 
 }  // namespace weft

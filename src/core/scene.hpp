@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/object_kind.hpp"
 #include "core/types.hpp"
-#include "energy/hinge_bending.hpp"
+#include "energy/element_set.hpp"
 #include "energy/tri_rest.hpp"
 #include "io/case_spec.hpp"
 
@@ -15,7 +16,8 @@ namespace weft {
 
 struct ObjectParams {
   std::string name;
-  std::string kind;          // shell | obstacle
+  ObjectKind kind = ObjectKind::Shell;
+  bool scripted = false;     // follows its motion as a whole (obstacle): may become an AL unknown
   double mu = 0, lambda = 0; // membrane Lame parameters
   bool stvk = false;         // membrane model: StVK instead of neo-Hookean
   double thickness = 0;
@@ -40,15 +42,19 @@ struct Scene {
   std::vector<int> vertex_motion;      // index into motions, -1 = free dynamic vertex
   std::vector<MotionSpec> motions;     // scripted pins and obstacles
 
-  std::vector<Tri> triangles;          // case order, solver vertex ids
+  // The mesh: every object's triangles (collision surface, output), case order, solver ids.
+  std::vector<Tri> triangles;
   std::vector<int> triangle_object;
-  std::vector<TriRest> triangle_rest;
-  std::vector<std::array<int, 4>> hinges;
-  std::vector<HingeRest> hinge_rest;
+  std::vector<TriRest> triangle_rest;  // lumped masses
+  // What the energy terms evaluate, one set per registered term (energy/registry.hpp), in
+  // registry order.
+  std::vector<ElementSet> element_sets;
 
   std::vector<ObjectParams> objects;
 
   int owner_of(int v) const;           // rank owning solver vertex v
+  // Stencils of the sets evaluated by the term registered under this name (reports).
+  long count_stencils(const char* term) const;
   bool kinematic(int v) const { return vertex_motion[v] >= 0; }
 };
 

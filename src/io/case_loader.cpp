@@ -399,8 +399,9 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
   ObjectSpec o;
   o.name = m.text("name", "object" + std::to_string(index));
   if (o.name.empty()) c.fail(m.at("name"), "must not be empty");
-  o.kind = m.text("kind", "shell");
-  if (o.kind == "obstacle") {
+  // Validated above: parsed once here, an enum from now on.
+  o.kind = parse_object_kind(m.text("kind", "shell")).value_or(ObjectKind::Shell);
+  if (o.kind == ObjectKind::Obstacle) {
     const Words takes = {"name", "kind", "mesh", "transform", "contact", "motion"};
     only_keys(c, m, takes, "kind 'obstacle' (obstacles are kinematic)", takes);
   } else {

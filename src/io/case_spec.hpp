@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/object_kind.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -63,7 +64,7 @@ struct PinSpec {
 
 struct ObjectSpec {
   std::string name;
-  std::string kind = "shell";   // shell | obstacle (rod | particles | volume | rigid: later issues)
+  ObjectKind kind = ObjectKind::Shell;  // shell | obstacle (rod | particles | volume | rigid: later issues)
   MeshSpec mesh;
   TransformSpec transform;
   MaterialSpec material;

@@ -260,7 +260,7 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
     for (int a = 0; a < 3; ++a) tris[3 * t + a] = scene.input_of_solver[scene.triangles[t][a]];
     const ObjectParams& op = scene.objects[scene.triangle_object[t]];
     toff[t] = op.offset;
-    tlim[t] = op.kind == "shell" ? op.strain_limit : 0.0;
+    tlim[t] = op.kind == ObjectKind::Shell ? op.strain_limit : 0.0;
   }
   hid_t mesh = H5Gcreate2(file_, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   write_replicated(mesh, "rest_positions", H5T_NATIVE_DOUBLE, rest, {hsize_t(n), 3}, lv.rank);
@@ -279,7 +279,7 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   std::string names, kinds;
   for (size_t o = 0; o < scene.objects.size(); ++o) {
     names += (o ? "\n" : "") + scene.objects[o].name;
-    kinds += (o ? "\n" : "") + scene.objects[o].kind;
+    kinds += (o ? "\n" : "") + std::string(to_string(scene.objects[o].kind));
   }
   set_attr_string(mesh, "object_names", names);
   set_attr_string(mesh, "object_kinds", kinds);
@@ -580,7 +580,7 @@ void ResultFile::write_xdmf() const {
   for (size_t o = 0; o < cells.size(); ++o) {
     XdmfBlock b;
     b.name = xml_escaped(scene_.objects[o].name);
-    b.kind = scene_.objects[o].kind;
+    b.kind = to_string(scene_.objects[o].kind);
     b.first_vertex = first[o];
     b.num_vertices = count[o];
     xdmf_topology(cells[o], first[o], b);

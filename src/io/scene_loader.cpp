@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
-#include "energy/hinge_bending.hpp"
+#include "energy/registry.hpp"
 #include "mesh/build_object_mesh.hpp"
 #include "mesh/topology.hpp"
 #include "partition/kinematic_owner.hpp"
@@ -30,7 +30,10 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   std::vector<int> vobj, vmotion;
   std::vector<Tri> tris;
   std::vector<int> tobj;
-  std::vector<std::array<int, 4>> hinges;
+  // One element set per registered term, filled in input ids (renumbered in step 4).
+  const std::vector<const TermFactory*>& registry = term_registry();
+  std::vector<ElementSet> sets(registry.size());
+  for (size_t i = 0; i < registry.size(); ++i) sets[i].term = registry[i], sets[i].arity = registry[i]->arity;
   for (size_t o = 0; o < spec.objects.size(); ++o) {
     const ObjectSpec& os = spec.objects[o];
     TriMesh m = build_object_mesh(os.mesh, os.transform, case_dir);
@@ -38,6 +41,7 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     ObjectParams op;
     op.name = os.name;
     op.kind = os.kind;
+    op.scripted = os.kind == ObjectKind::Obstacle;
     const double E = os.material.youngs, nu = os.material.poisson;
     op.mu = E / (2 * (1 + nu));
     op.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
@@ -50,7 +54,7 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     s.objects.push_back(op);
 
     int obstacle_motion = -1;
-    if (os.kind == "obstacle") {
+    if (os.kind == ObjectKind::Obstacle) {
       obstacle_motion = static_cast<int>(s.motions.size());
       s.motions.push_back(os.motion);
     }
@@ -62,12 +66,12 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     int pinned = 0;
     for (const Vec3& p : m.vertices) {
       X.push_back(p);
-      V.push_back(os.kind == "obstacle" ? Vec3::Zero() : os.initial_velocity);
+      V.push_back(os.kind == ObjectKind::Obstacle ? Vec3::Zero() : os.initial_velocity);
       vobj.push_back(static_cast<int>(o));
       int mo = obstacle_motion;
       for (size_t k = 0; k < os.pins.size() && mo < 0; ++k)
         if (in_box(p, os.pins[k])) mo = pin_motion[k];
-      if (mo >= 0 && os.kind != "obstacle") ++pinned, V.back().setZero();
+      if (mo >= 0 && os.kind != ObjectKind::Obstacle) ++pinned, V.back().setZero();
       vmotion.push_back(mo);
     }
     for (size_t k = 0; k < os.pins.size(); ++k) {
@@ -77,23 +81,34 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
         throw InputError(spec.path + ": objects[" + std::to_string(o) + "].pins[" + std::to_string(k) +
                          "].box selects no vertex (boxes are in world coordinates, after the transform)");
     }
+    const size_t first_tri = tris.size();
     for (const Tri& t : m.triangles) {
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
     }
-    if (os.kind == "shell") {
-      MeshTopology topo = build_topology(m);
-      for (const auto& h : topo.hinges) hinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
+    // The object's stencils go to the sets of the terms registered for its (kind, model).
+    std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model);
+    if (!terms.empty()) {
+      std::vector<Tri> otris(tris.begin() + first_tri, tris.end());
+      std::vector<int> oids(otris.size());
+      std::iota(oids.begin(), oids.end(), static_cast<int>(first_tri));
+      std::vector<std::array<int, 4>> ohinges;
+      for (const auto& h : build_topology(m).hinges) ohinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
+      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges};
+      for (const TermFactory* f : terms)
+        f->build(stencils, sets[std::find(registry.begin(), registry.end(), f) - registry.begin()]);
     }
   }
   const int n = static_cast<int>(X.size());
   s.num_vertices = n;
 
-  // 2. METIS on the vertex graph (triangles + hinge stencils = the Hessian's pattern).
+  // 2. METIS on the vertex graph: the mesh triangles (obstacles join the cloth beside them
+  // through it) + every set's stencils (the Hessian's pattern).
   std::vector<std::vector<int>> elems;
-  elems.reserve(tris.size() + hinges.size());
+  elems.reserve(tris.size());
   for (const Tri& t : tris) elems.push_back({t[0], t[1], t[2]});
-  for (const auto& h : hinges) elems.push_back({h[0], h[1], h[2], h[3]});
+  for (const ElementSet& set : sets)
+    for (int k = 0; k < set.size(); ++k) elems.emplace_back(set.stencil(k), set.stencil(k) + set.arity);
   VertexGraph g = build_vertex_graph(n, elems);
   // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
   // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
@@ -146,15 +161,10 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     const double m3 = mat.density * mat.thickness * s.triangle_rest.back().area / 3.0;
     for (int v : tri) s.mass[v] += m3;
   }
-  for (const auto& h : hinges) {
-    std::array<int, 4> hv{s.solver_of_input[h[0]], s.solver_of_input[h[1]], s.solver_of_input[h[2]],
-                          s.solver_of_input[h[3]]};
-    const MaterialSpec& mat = spec.objects[vobj[h[0]]].material;
-    const double Eb = mat.bending_youngs < 0 ? mat.youngs : mat.bending_youngs;
-    const double kb = bending_stiffness(Eb, mat.poisson, mat.thickness);
-    if (kb <= 0) continue;
-    s.hinges.push_back(hv);
-    s.hinge_rest.push_back(make_hinge_rest(s.rest[hv[0]], s.rest[hv[1]], s.rest[hv[2]], s.rest[hv[3]], kb));
+  for (ElementSet& set : sets) {
+    if (set.size() == 0) continue;  // no object for this term
+    for (int& v : set.vertices) v = s.solver_of_input[v];
+    s.element_sets.push_back(std::move(set));
   }
   for (int v = 0; v < n; ++v)
     if (!s.kinematic(v) && !(s.mass[v] > 0))

@@ -10,16 +10,12 @@
 
 #include "core/error.hpp"
 #include "core/motion.hpp"
-#include "energy/hinge_bending.hpp"
-#include "energy/membrane_neo_hookean.hpp"
-#include "energy/membrane_stvk.hpp"
-#include "energy/strain_limit.hpp"
+#include "energy/registry.hpp"
 
 namespace weft {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kKappaMax = 1.0e5;   // Pa, cap of the adaptive strain stiffness (section 4.1)
 constexpr double kArmijo = 1.0e-4;
 constexpr int kMaxHalvings = 40;
 constexpr double kEnergyNoise = 1.0e-12;  // relative rounding noise of a global energy sum
@@ -62,12 +58,27 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-template <int N>
-VecN<3 * N> gather(const double* xl, const int* l) {
-  VecN<3 * N> x;
-  for (int a = 0; a < N; ++a) x.template segment<3>(3 * a) = Eigen::Map<const Vec3>(xl + 3 * l[a]);
-  return x;
-}
+// The terms' Hessian blocks into the linear system, at the slots cached per set.
+class SystemSink final : public AssemblySink {
+ public:
+  SystemSink(double* g, const int* global_id, LinearSystem& sys, std::vector<LinearSystem::SlotCache>& slots)
+      : AssemblySink(g, global_id), global_id_(global_id), sys_(sys), slots_(slots) {}
+  void add_hessians(int set, int first, int count, int nv, const int* local, const double* H) override {
+    int ids[8];
+    const int n2 = 9 * nv * nv;
+    for (int i = 0; i < count; ++i) {
+      const int* l = local + nv * i;
+      for (int a = 0; a < nv; ++a) ids[a] = global_id_[l[a]];
+      // symmetric: column-major == row-major
+      sys_.add_block(slots_[set], static_cast<size_t>(first + i), nv, ids, H + static_cast<size_t>(n2) * i);
+    }
+  }
+
+ private:
+  const int* global_id_;
+  LinearSystem& sys_;
+  std::vector<LinearSystem::SlotCache>& slots_;
+};
 
 }  // namespace
 
@@ -110,8 +121,11 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
   x_hat_.resize(3 * n_owned);
   x_prev_.resize(3 * n_local);
   trial_.resize(3 * n_local);
-  kappa_s_.assign(lv.triangles.size(), scene.spec.kappa_s);
-  small_gap_.assign(lv.triangles.size(), 0);
+  for (size_t s = 0; s < scene.element_sets.size(); ++s)
+    terms_.push_back(scene.element_sets[s].term->make(scene, static_cast<int>(s), lv.sets[s]));
+  slots_.resize(terms_.size());
+  triangle_pos_.assign(scene.triangles.size(), -1);
+  for (size_t k = 0; k < lv.triangles.size(); ++k) triangle_pos_[lv.triangles[k]] = static_cast<int>(k);
   if (scene.spec.contact_enabled && !scene.triangles.empty()) {
     std::vector<double> object_offset, object_friction;
     for (const ObjectParams& op : scene.objects) {
@@ -179,26 +193,8 @@ double CipcStepper::local_energy(const double* xl) const {
     inertia += 0.5 * kappa_al_ * al_mass_ * d.squaredNorm() - sqm * Eigen::Map<const Vec3>(&al_lambda_[3 * i]).dot(d);
   }
   double elastic = 0.0;
-  for (size_t k = 0; k < lv_.triangles.size(); ++k) {
-    const int t = lv_.triangles[k];
-    const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
-    if (op.kind != "shell") continue;
-    const Vec9 x = gather<3>(xl, lv_.triangle_local[k].data());
-    const TriRest& r = scene_.triangle_rest[t];
-    const MembraneParams mp{op.mu, op.lambda, op.thickness};
-    elastic += op.stvk ? membrane_stvk(x, r, mp, nullptr, nullptr, false)
-                       : membrane_neo_hookean(x, r, mp, nullptr, nullptr, false);
-    if (op.strain_limit > 0) {
-      const StrainLimitParams sp{op.strain_limit, op.strain_threshold, kappa_s_[k], r.area * op.thickness};
-      const double e = strain_limit(x, r, sp, nullptr, nullptr, false);
-      if (!std::isfinite(e)) return kInf;
-      elastic += e;
-    }
-  }
-  for (size_t k = 0; k < lv_.hinges.size(); ++k) {
-    const Vec12 x = gather<4>(xl, lv_.hinge_local[k].data());
-    elastic += hinge_bending(x, scene_.hinge_rest[lv_.hinges[k]], nullptr, nullptr, false);
-  }
+  for (const auto& term : terms_)
+    if (!term->add_energy(xl, elastic)) return kInf;  // past a strain limit
   return inertia + h2 * elastic;
 }
 
@@ -263,11 +259,6 @@ double CipcStepper::assemble(const double* xl) {
     // Zero the ghost slots too (VecSet only touches owned entries): they are summed
     // into their owners below.
     std::fill(g, g + 3 * lv_.num_local(), 0.0);
-    auto scatter_grad = [&](int nv, const int* l, const double* ge) {
-      for (int a = 0; a < nv; ++a)
-        if (global_id_[l[a]] >= 0)
-          for (int d = 0; d < 3; ++d) g[3 * l[a] + d] += ge[3 * a + d];
-    };
     // Inertia: diagonal mass blocks of owned dynamic vertices.
     for (int l = 0; l < lv_.num_owned(); ++l) {
       const int v = lv_.vbegin + l;
@@ -290,44 +281,9 @@ double CipcStepper::assemble(const double* xl) {
       const Mat3 K = k_al * Mat3::Identity();
       sys_->add_block(1, &v, K.data());
     }
-    int ids[4];
-    Vec9 ge9, gs9;
-    Mat9 He9, Hs9;
-    for (size_t k = 0; k < lv_.triangles.size(); ++k) {
-      const int t = lv_.triangles[k];
-      const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
-      if (op.kind != "shell") continue;
-      const int* l = lv_.triangle_local[k].data();
-      const Vec9 x = gather<3>(xl, l);
-      const TriRest& r = scene_.triangle_rest[t];
-      const MembraneParams mp{op.mu, op.lambda, op.thickness};
-      double e = op.stvk ? membrane_stvk(x, r, mp, &ge9, &He9, true)
-                         : membrane_neo_hookean(x, r, mp, &ge9, &He9, true);
-      if (op.strain_limit > 0) {
-        const StrainLimitParams sp{op.strain_limit, op.strain_threshold, kappa_s_[k], r.area * op.thickness};
-        e += strain_limit(x, r, sp, &gs9, &Hs9, true);
-        ge9 += gs9;
-        He9 += Hs9;
-      }
-      energy += h2 * e;
-      ge9 *= h2;
-      He9 *= h2;
-      for (int a = 0; a < 3; ++a) ids[a] = global_id_[l[a]];
-      scatter_grad(3, l, ge9.data());
-      sys_->add_block(tri_slots_, k, 3, ids, He9.data());  // symmetric: column-major == row-major
-    }
-    Vec12 ge12;
-    Mat12 He12;
-    for (size_t k = 0; k < lv_.hinges.size(); ++k) {
-      const int* l = lv_.hinge_local[k].data();
-      const Vec12 x = gather<4>(xl, l);
-      energy += h2 * hinge_bending(x, scene_.hinge_rest[lv_.hinges[k]], &ge12, &He12, true);
-      ge12 *= h2;
-      He12 *= h2;
-      for (int a = 0; a < 4; ++a) ids[a] = global_id_[l[a]];
-      scatter_grad(4, l, ge12.data());
-      sys_->add_block(hinge_slots_, k, 4, ids, He12.data());
-    }
+    // Elastic terms, one call per element set.
+    SystemSink sink(g, global_id_.data(), *sys_, slots_);
+    for (const auto& term : terms_) term->assemble(xl, h2, energy, sink);
   }
   // Ghost rows belong to their owners: sum them there.
   check(VecGhostUpdateBegin(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateBegin");
@@ -433,7 +389,7 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   double sq0 = 0.0;
   for (int l = 0; l < n_owned; ++l) {
     const int v = lv_.vbegin + l;
-    if (!mask[l] || scene_.objects[scene_.vertex_object[v]].kind != "obstacle") continue;
+    if (!mask[l] || !scene_.objects[scene_.vertex_object[v]].scripted) continue;
     const double lag2 = (Eigen::Map<const Vec3>(&kin_target_[3 * l]) - Eigen::Map<const Vec3>(&xl[3 * l])).squaredNorm();
     if (lag2 > tol * tol) {
       al_owned_.push_back(l);
@@ -509,36 +465,35 @@ int CipcStepper::solve_with_al(StepStats& st) {
 }
 
 void CipcStepper::update_kappa(const double* xl) {
-  // Section 4.1: double kappa_s of a triangle whose gap to the limit stays below
-  // 1e-4 (s - s_hat) for two consecutive iterations, up to 0.1 MPa.
-  for (size_t k = 0; k < lv_.triangles.size(); ++k) {
-    const int t = lv_.triangles[k];
-    const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
-    if (op.kind != "shell" || op.strain_limit <= 0) continue;
-    const Vec9 x = gather<3>(xl, lv_.triangle_local[k].data());
-    const double gap = op.strain_limit - max_singular_value(x, scene_.triangle_rest[t]);
-    if (gap < 1e-4 * (op.strain_limit - op.strain_threshold)) {
-      if (++small_gap_[k] >= 2) {
-        kappa_s_[k] = std::min(2 * kappa_s_[k], kKappaMax);
-        small_gap_[k] = 0;
-      }
-    } else {
-      small_gap_[k] = 0;
-    }
-  }
+  for (const auto& term : terms_) term->update_stiffness(xl);
 }
 
 double CipcStepper::max_strain() {
   double worst = 0.0;
   LocalArray xa(x_);
-  for (size_t k = 0; k < lv_.triangles.size(); ++k) {
-    const int t = lv_.triangles[k];
-    if (scene_.objects[scene_.triangle_object[t]].kind != "shell") continue;
-    worst = std::max(worst, max_singular_value(gather<3>(xa.data(), lv_.triangle_local[k].data()),
-                                               scene_.triangle_rest[t]));
-  }
+  for (const auto& term : terms_) worst = std::max(worst, term->max_strain(xa.data()));
   MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
   return worst;
+}
+
+std::vector<double> CipcStepper::kappa_s() const {
+  std::vector<double> out(lv_.triangles.size(), scene_.spec.kappa_s);
+  for (const auto& term : terms_) {
+    const std::vector<int>& tri = term->set().triangle;
+    const std::vector<double>* k = term->stiffness();
+    if (!k || tri.empty()) continue;
+    for (int i = 0; i < term->stencils().size(); ++i) out[triangle_pos_[tri[term->stencils().element[i]]]] = (*k)[i];
+  }
+  return out;
+}
+
+void CipcStepper::set_kappa_s(const std::vector<double>& per_triangle) {
+  for (const auto& term : terms_) {
+    const std::vector<int>& tri = term->set().triangle;
+    std::vector<double>* k = term->stiffness();
+    if (!k || tri.empty()) continue;
+    for (int i = 0; i < term->stencils().size(); ++i) (*k)[i] = per_triangle[triangle_pos_[tri[term->stencils().element[i]]]];
+  }
 }
 
 StepStats CipcStepper::step(double t) {
@@ -546,7 +501,7 @@ StepStats CipcStepper::step(double t) {
   const int n_owned = lv_.num_owned(), n_local = lv_.num_local();
   const Vec3 grav = scene_.spec.gravity;
   sys_->new_time_step();
-  std::fill(small_gap_.begin(), small_gap_.end(), 0);
+  for (const auto& term : terms_) term->begin_step();
 
   std::vector<double> xl(3 * n_local);
   {

@@ -13,6 +13,7 @@
 #include "contact/contact_model.hpp"
 #include "contact/adaptive_kappa.hpp"
 #include "core/scene.hpp"
+#include "energy/term.hpp"
 #include "parallel/contact_halo.hpp"
 #include "parallel/local_view.hpp"
 #include "solver/linear_system.hpp"
@@ -52,8 +53,10 @@ class CipcStepper {
   // State access (solver order, owned block; PETSc global Vecs with ghosts).
   Vec positions() const { return x_; }
   Vec velocities() const { return v_; }
-  // Strain-limit stiffness per triangle evaluated on this rank (adaptive, section 4.1).
-  std::vector<double>& kappa_s() { return kappa_s_; }
+  // Strain-limit stiffness (adaptive, section 4.1) per LocalView triangle (the checkpoint's
+  // layout; spec.kappa_s where no term keeps one).
+  std::vector<double> kappa_s() const;
+  void set_kappa_s(const std::vector<double>& per_triangle);
   const LinearSystem& linear_system() const { return *sys_; }
   double max_strain();  // global, at the current x
   // Contact barrier stiffness (adaptive, IPC); part of the checkpoint.
@@ -99,8 +102,8 @@ class CipcStepper {
   std::vector<double> x_prev_;       // local, start of step
   std::vector<double> trial_;        // local, line-search trial point
   std::vector<int> global_id_;       // local -> global solver id, -1 when kinematic
-  std::vector<double> kappa_s_;      // per local triangle
-  std::vector<int> small_gap_;       // consecutive iterations near the limit
+  std::vector<std::unique_ptr<EnergyTerm>> terms_;  // one per scene element set
+  std::vector<int> triangle_pos_;    // scene triangle -> its LocalView::triangles index, -1 elsewhere
   std::unique_ptr<ContactModel> contact_;
   KappaBounds kappa_bounds_;
   double kappa_ = 0.0, bbox_diagonal_ = 1.0;
@@ -119,7 +122,7 @@ class CipcStepper {
   int al_count_ = 0;                 // global number of AL vertices this step
   int stage_contact_ = 0;
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;
-  LinearSystem::SlotCache tri_slots_, hinge_slots_;  // matrix positions of the elastic blocks
+  std::vector<LinearSystem::SlotCache> slots_;  // per set: matrix positions of its blocks
   bool rebuilt_last_ = false;  // the previous Newton iteration grew the contact pattern
 };
 

@@ -31,8 +31,9 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(vec, &local);
   }
-  auto& kappa = stepper.kappa_s();
+  std::vector<double> kappa(lv.triangles.size());
   for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
+  stepper.set_kappa_s(kappa);
   stepper.set_contact_kappa(c.contact_kappa);
 }
 
@@ -108,7 +109,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     if (rank == 0 && opt.progress)
       std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, linear solver %s\n",
                   spec.name.c_str(), ranks, ranks > 1 ? "s" : "", scene.num_vertices, scene.triangles.size(),
-                  scene.hinges.size(), frames, spec.dt, stepper.linear_system().describe().c_str());
+                  static_cast<size_t>(scene.count_stencils("hinge_bending")), frames, spec.dt, stepper.linear_system().describe().c_str());
   }
 
   Progress progress(opt.progress ? rank : -1, first_step, frames);

@@ -21,12 +21,16 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
     for (int v : tri)
       if (!owned(v)) ghost.push_back(v);
   }
-  for (size_t h = 0; h < scene.hinges.size(); ++h) {
-    const auto& hv = scene.hinges[h];
-    if (!owned(hv[0])) continue;
-    lv.hinges.push_back(static_cast<int>(h));
-    for (int v : hv)
-      if (!owned(v)) ghost.push_back(v);
+  lv.sets.resize(scene.element_sets.size());
+  for (size_t s = 0; s < scene.element_sets.size(); ++s) {
+    const ElementSet& set = scene.element_sets[s];
+    for (int k = 0; k < set.size(); ++k) {
+      const int* sv = set.stencil(k);
+      if (!owned(sv[0])) continue;
+      lv.sets[s].element.push_back(k);
+      for (int a = 0; a < set.arity; ++a)
+        if (!owned(sv[a])) ghost.push_back(sv[a]);
+    }
   }
   std::sort(ghost.begin(), ghost.end());
   ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
@@ -40,10 +44,12 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
     const Tri& tri = scene.triangles[t];
     lv.triangle_local.push_back({lv.local_of_global[tri[0]], lv.local_of_global[tri[1]], lv.local_of_global[tri[2]]});
   }
-  for (int h : lv.hinges) {
-    const auto& hv = scene.hinges[h];
-    lv.hinge_local.push_back({lv.local_of_global[hv[0]], lv.local_of_global[hv[1]],
-                              lv.local_of_global[hv[2]], lv.local_of_global[hv[3]]});
+  for (size_t s = 0; s < scene.element_sets.size(); ++s) {
+    const ElementSet& set = scene.element_sets[s];
+    LocalStencils& ls = lv.sets[s];
+    ls.local.reserve(static_cast<size_t>(set.arity) * ls.element.size());
+    for (int k : ls.element)
+      for (int a = 0; a < set.arity; ++a) ls.local.push_back(lv.local_of_global[set.stencil(k)[a]]);
   }
   return lv;
 }

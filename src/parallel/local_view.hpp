@@ -18,10 +18,9 @@ struct LocalView {
   std::vector<int> ghosts;              // global solver ids of ghost vertices, ascending
   std::vector<int> local_of_global;     // -1 where neither owned nor ghost
 
-  std::vector<int> triangles;           // scene triangle ids evaluated here
+  std::vector<int> triangles;           // scene triangle ids whose first vertex is owned here (output)
   std::vector<Tri> triangle_local;      // their vertices as local indices
-  std::vector<int> hinges;              // scene hinge ids evaluated here
-  std::vector<std::array<int, 4>> hinge_local;
+  std::vector<LocalStencils> sets;      // per scene element set, the stencils evaluated here
 
   int num_owned() const { return vend - vbegin; }
   int num_local() const { return num_owned() + static_cast<int>(ghosts.size()); }

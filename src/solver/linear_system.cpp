@@ -42,8 +42,8 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
         if (!scene.kinematic(v[b])) cols[v[a] - lv.vbegin].push_back(v[b]);
     }
   };
-  for (const Tri& t : scene.triangles) add_stencil(t.data(), 3);
-  for (const auto& h : scene.hinges) add_stencil(h.data(), 4);
+  for (const ElementSet& set : scene.element_sets)
+    for (int k = 0; k < set.size(); ++k) add_stencil(set.stencil(k), set.arity);
   for (int r = 0; r < n_owned; ++r) {
     auto& c = cols[r];
     c.push_back(lv.vbegin + r);  // diagonal always present (inertia / identity)

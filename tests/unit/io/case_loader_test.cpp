@@ -90,7 +90,7 @@ TEST(CaseLoader, FullCaseParsesToTheRightValues) {
 
   const ObjectSpec& c = s.objects[0];
   EXPECT_EQ(c.name, "cloth");
-  EXPECT_EQ(c.kind, "shell");
+  EXPECT_EQ(c.kind, ObjectKind::Shell);
   EXPECT_EQ(c.mesh.generator, "grid");
   EXPECT_TRUE(c.mesh.file.empty());
   EXPECT_EQ(c.mesh.size[0], 2.0);
@@ -126,7 +126,7 @@ TEST(CaseLoader, FullCaseParsesToTheRightValues) {
   EXPECT_EQ(c.initial_velocity, Vec3(0.1, 0.2, 0.3));
 
   const ObjectSpec& b = s.objects[1];
-  EXPECT_EQ(b.kind, "obstacle");
+  EXPECT_EQ(b.kind, ObjectKind::Obstacle);
   EXPECT_EQ(b.mesh.generator, "sphere");
   EXPECT_EQ(b.mesh.radius, 0.3);
   EXPECT_EQ(b.mesh.subdivisions, 2);
@@ -137,7 +137,7 @@ TEST(CaseLoader, FullCaseParsesToTheRightValues) {
   EXPECT_EQ(b.motion.until, MotionSpec{}.until);
 
   const ObjectSpec& sh = s.objects[2];
-  EXPECT_EQ(sh.kind, "shell");
+  EXPECT_EQ(sh.kind, ObjectKind::Shell);
   EXPECT_TRUE(sh.mesh.generator.empty());
   EXPECT_EQ(sh.mesh.file, (std::filesystem::path(tmp.dir()) / "meshes" / "tri.obj").string());
   EXPECT_TRUE(std::filesystem::path(sh.mesh.file).is_absolute());
@@ -173,7 +173,7 @@ TEST(CaseLoader, DefaultsAndNameFromStem) {
   EXPECT_EQ(s.method, "cipc");
   EXPECT_EQ(s.gravity, d.gravity);
   EXPECT_EQ(s.objects[0].name, "object0");
-  EXPECT_EQ(s.objects[0].kind, "shell");
+  EXPECT_EQ(s.objects[0].kind, ObjectKind::Shell);
   EXPECT_EQ(s.objects[0].mesh.resolution, (std::array<int, 2>{16, 16}));
   EXPECT_EQ(s.objects[0].mesh.size[0], 1.0);
   EXPECT_EQ(s.objects[0].mesh.jitter, 0.0);
@@ -369,7 +369,7 @@ objects:
   EXPECT_EQ(s.objects[0].mesh.resolution, (std::array<int, 2>{64, 64}));
   EXPECT_EQ(s.objects[0].strain_limit, 1.06);
   EXPECT_EQ(s.objects[0].material.bending_youngs, 8.0e5);
-  EXPECT_EQ(s.objects[1].kind, "obstacle");
+  EXPECT_EQ(s.objects[1].kind, ObjectKind::Obstacle);
   EXPECT_EQ(s.objects[1].mesh.subdivisions, 4);
   EXPECT_EQ(s.linear.pc, "gamg");
   EXPECT_EQ(s.checkpoint_every, 10);

@@ -21,7 +21,7 @@ void expect_obstacles_with_nearest_cloth(const Scene& s) {
   ASSERT_FALSE(dyn.empty());
   int checked = 0;
   for (int v = 0; v < s.num_vertices; ++v) {
-    if (s.objects[s.vertex_object[v]].kind != "obstacle") continue;
+    if (s.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle) continue;
     // Nearest, ties to the lower input id (the partition's vertex numbering).
     int best = dyn[0];
     for (int d : dyn) {

@@ -1,0 +1,56 @@
+// Element sets (DESIGN.md "The engine"): the fixed-size stencils one energy term evaluates
+// (triangles, hinges; later segments, tets ...), gathered over every object whose (kind,
+// model) the term is registered for (energy/registry.hpp), with their rest data and the
+// object whose material they use. Built once by the scene loader and replicated like the
+// scene; LocalStencils is the part one rank evaluates.
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <typeinfo>
+#include <vector>
+
+namespace weft {
+
+struct TermFactory;
+
+struct ElementSet {
+  const TermFactory* term = nullptr;  // the registration that built it and evaluates it
+  int arity = 0;                      // vertices per stencil
+  std::vector<int> vertices;          // arity solver ids per stencil
+  std::vector<int> object;            // scene object per stencil (its material)
+  // Per stencil, the scene triangle it is when the stencils are mesh triangles (per-triangle
+  // output and checkpoint arrays); empty otherwise.
+  std::vector<int> triangle;
+
+  int size() const { return static_cast<int>(object.size()); }
+  const int* stencil(int k) const { return vertices.data() + static_cast<size_t>(arity) * k; }
+
+  // Rest data, one R per stencil; R is the term's own type (TriRest, HingeRest ...), so a
+  // new term brings its rest data in its own file.
+  template <class R>
+  std::vector<R>& rest() {
+    if (!rest_) rest_ = std::make_shared<std::vector<R>>(), rest_type_ = &typeid(R);
+    return *static_cast<std::vector<R>*>(checked(typeid(R)));
+  }
+  template <class R>
+  const std::vector<R>& rest() const {
+    return *static_cast<const std::vector<R>*>(checked(typeid(R)));
+  }
+
+ private:
+  void* checked(const std::type_info& t) const {
+    if (!rest_ || *rest_type_ != t) throw std::logic_error("ElementSet: rest data of another type");
+    return rest_.get();
+  }
+  std::shared_ptr<void> rest_;  // std::vector<R>, immutable once built (shared by copies)
+  const std::type_info* rest_type_ = nullptr;
+};
+
+// The stencils of one set evaluated on this rank: those whose first vertex it owns.
+struct LocalStencils {
+  std::vector<int> element;  // indices into the set, ascending
+  std::vector<int> local;    // arity local vertex indices per element
+  int size() const { return static_cast<int>(element.size()); }
+};
+
+}  // namespace weft

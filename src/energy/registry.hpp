@@ -1,0 +1,48 @@
+// Which energy terms an object gets: a registration per term maps (kind, material model)
+// to a set builder and a factory. A new energy is one file in energy/ defining its
+// TermFactory plus one line in registry.cpp; the scene loader, LocalView, the matrix
+// pattern, the partition graph and the stepper only loop over the resulting sets.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/object_kind.hpp"
+#include "core/types.hpp"
+#include "energy/term.hpp"
+
+namespace weft {
+
+struct Scene;
+struct MaterialSpec;
+struct ObjectSpec;
+
+// One object's mesh as the set builders see it: vertex ids of one id space (the loader's
+// input order), rest positions indexed by them.
+struct ObjectStencils {
+  int object;                                    // scene object index
+  const ObjectSpec& spec;
+  const std::vector<Vec3>& rest;                 // all vertices
+  const std::vector<Tri>& triangles;             // this object's triangles
+  const std::vector<int>& triangle_ids;          // ... their scene triangle indices
+  const std::vector<std::array<int, 4>>& hinges; // this object's interior edges (mesh/topology)
+};
+
+struct TermFactory {
+  ObjectKind kind;
+  const char* model;  // the material.model it serves; "" = every model of the kind
+  const char* name;
+  int arity;          // vertices per stencil
+  // Appends the object's stencils (ids as given), rest data and object index to `set`.
+  void (*build)(const ObjectStencils& o, ElementSet& set);
+  // The term evaluating scene.element_sets[set] over this rank's stencils.
+  std::unique_ptr<EnergyTerm> (*make)(const Scene& scene, int set, const LocalStencils& local);
+};
+
+// Every registration, in the order sets are built and evaluated.
+const std::vector<const TermFactory*>& term_registry();
+// The registrations for an object of this kind and material model, in registry order.
+std::vector<const TermFactory*> terms_for(ObjectKind kind, const std::string& model);
+
+}  // namespace weft

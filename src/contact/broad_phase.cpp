@@ -313,34 +313,326 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("BroadPhase: " + what);
 }
 
+// ---- primitive kinds and sets (candidates.hpp, kPairRules)
+// A primitive kind: a point (1 vertex, its id is the vertex id), an edge (2) or a triangle
+// (3). Boxes, levels, kinematic flags and cell keys are per kind (a segment's box is its
+// edge's box); grids are per set.
+enum Kind : int { kPoint = 0, kEdge = 1, kTri = 2 };
+constexpr int kKinds = 3;
+constexpr int kSets = 6;
+
+constexpr int set_index(PrimitiveSet s) { return static_cast<int>(s); }
+constexpr Kind kind_of(PrimitiveSet s) {
+  return s == PrimitiveSet::Triangles                             ? kTri
+         : (s == PrimitiveSet::Edges || s == PrimitiveSet::Segments) ? kEdge
+                                                                     : kPoint;
+}
+static_assert(int(kPairRules[0].kind) == 0 && int(kPairRules[1].kind) == 1 && int(kPairRules[2].kind) == 2 &&
+                  int(kPairRules[3].kind) == 3,
+              "kPairRules is indexed by PairKind");
+
+// The vertex ids of primitive `id` of kind K (`id` itself for a point: pass an lvalue).
+template <Kind K>
+inline const int* verts(const CollisionSurface& s, const int& id) {
+  if constexpr (K == kPoint) return &id;
+  else if constexpr (K == kEdge) return s.edges[id].data();
+  else return s.triangles[id].data();
+}
+
+// Whether two primitives (their vertex ids) share a vertex: such pairs are never candidates.
+template <Kind KA, Kind KB>
+inline bool incident(const int* va, const int* vb) {
+  for (int i = 0; i <= KA; ++i)
+    for (int j = 0; j <= KB; ++j)
+      if (va[i] == vb[j]) return true;
+  return false;
+}
+template <Kind KA, Kind KB>
+inline bool incident(const CollisionSurface& s, const int& a, const int& b) {
+  return incident<KA, KB>(verts<KA>(s, a), verts<KB>(s, b));
+}
+
+// The ids of a set: ids[i] for i in [begin, end), or i itself when ids is null.
+struct IdRange {
+  const int* ids;
+  int begin, end;
+  int at(int i) const { return ids ? ids[i] : i; }
+};
+
+IdRange ids_of(PrimitiveSet set, const CollisionSurface& s) {
+  switch (set) {
+    case PrimitiveSet::SurfacePoints: return {s.vertices.data(), 0, static_cast<int>(s.vertices.size())};
+    case PrimitiveSet::Triangles: return {nullptr, 0, static_cast<int>(s.triangles.size())};
+    case PrimitiveSet::Edges: return {nullptr, 0, static_cast<int>(s.edges.size())};
+    case PrimitiveSet::CodimPoints: return {s.codim_vertices.data(), 0, static_cast<int>(s.codim_vertices.size())};
+    case PrimitiveSet::Segments: return {nullptr, s.num_triangle_edges, static_cast<int>(s.edges.size())};
+    case PrimitiveSet::Particles: return {s.points.data(), 0, static_cast<int>(s.points.size())};
+  }
+  return {nullptr, 0, 0};
+}
+
+template <class C>
+inline int first_of(const C& c) {
+  const auto& [a, b] = c;
+  (void)b;
+  return a;
+}
+template <class C>
+inline int second_of(const C& c) {
+  const auto& [a, b] = c;
+  (void)a;
+  return b;
+}
+
 }  // namespace
 
 struct BroadPhase::Impl {
-  std::vector<Box> vbox, pbox, tbox, ebox;  // vbox / pbox by vertex id (raw / inflated)
-  std::vector<uint8_t> plevel, tlevel, elevel;
-  std::vector<uint64_t> ekey;  // each edge's own cell key
-  std::vector<char> tkin, ekin;
-  LooseGrid tri_grid[2], edge_grid[2], point_grid[2];  // [1]: all vertices kinematic
-  std::vector<PointTriangleCandidate> tmp_pt;
-  std::vector<EdgeEdgeCandidate> tmp_ee;
+  // The inputs of one query, as the generic rule code reads them.
+  struct Query {
+    const CollisionSurface* s = nullptr;
+    const std::vector<char>* pf = nullptr;  // point filter (by vertex id)
+    const std::vector<char>* ef = nullptr;  // edge filter (by edge index)
+    const char* kv = nullptr;               // kinematic (by vertex id)
+    bool swept = false;
+  };
+  struct SetGrids {
+    LooseGrid grid[2];  // [1]: primitives whose vertices are all kinematic
+    LooseGrid stale;    // update_swept: the set's stale primitives, current boxes
+    int min_level = kMaxLevel + 1;  // (the B side of an asymmetric rule) lowest level stored
+    int max_level = -1;  // (the A side) highest stored level above the B side's min_level
+  };
+
+  std::vector<Box> vbox;          // raw vertex boxes, by vertex id
+  std::vector<Box> box[kKinds];   // grown boxes: points by vertex id, edges, triangles
+  std::vector<uint8_t> level[kKinds];
+  std::vector<uint64_t> key[kKinds];  // each primitive's own cell key (symmetric rules)
+  std::vector<char> kin[kKinds];      // edges / triangles: all vertices kinematic
+  std::vector<uint8_t> vset;          // per vertex: bit 1 codim vertex, bit 2 particle
+  SetGrids sets[kSets];
+  Candidates tmp;
   std::vector<uint32_t> count;
   std::vector<double> sample;
   // Incremental updates (update_swept): the frame of the last swept build, whether its
-  // grids are current (point_grid then holds every owned point), the primitives whose box
-  // changed since (their grid entries are stale: paired through grids of their own) and
-  // the vertex -> triangle / edge adjacency of that build's surface (CSR, built by the
-  // first update after the build).
+  // grids are current (the A sides of asymmetric rules then hold every owned primitive),
+  // the primitives whose box changed since (their grid entries are stale: paired through
+  // grids of their own) and the vertex -> triangle / edge adjacency of that build's
+  // surface (CSR, built by the first update after the build).
   Frame frame;
   double level_cap = 0.0;  // level_of's cap of that build
-  LooseGrid stale_tri_grid, stale_edge_grid, stale_point_grid;  // the stale primitives, current boxes
   bool updatable = false;
   double inflation = 0.0;
-  std::vector<char> stale_p, stale_t, stale_e, moved_v;
-  std::vector<int> stale_points, stale_tris, stale_edges;
-  std::vector<int> new_points, new_tris, new_edges;
+  std::vector<char> stale[kKinds];
+  std::vector<int> stale_list[kKinds], fresh[kKinds], moving;
+  std::vector<char> moved_v;
   std::vector<int> vt_start, vt, ve_start, ve;
   bool adjacency_valid = false;
+  Query q;
+
+  template <Kind K>
+  bool is_kin(int id) const {
+    if constexpr (K == kPoint) return q.kv && q.kv[id];
+    else return kin[K][id];
+  }
+  template <Kind K>
+  const char* filter() const {
+    if constexpr (K == kPoint) return q.pf ? q.pf->data() : nullptr;
+    else if constexpr (K == kEdge) return q.ef ? q.ef->data() : nullptr;
+    else return nullptr;
+  }
+  bool member(PrimitiveSet set, int id) const {
+    switch (set) {
+      case PrimitiveSet::SurfacePoints: return q.s->vertex_object[id] >= 0;
+      case PrimitiveSet::Triangles:
+      case PrimitiveSet::Edges: return true;
+      case PrimitiveSet::CodimPoints: return !vset.empty() && (vset[id] & 1u);
+      case PrimitiveSet::Segments: return q.s->is_segment(id);
+      case PrimitiveSet::Particles: return !vset.empty() && (vset[id] & 2u);
+    }
+    return false;
+  }
+
+  // ---- one rule's grids. Asymmetric (A, B): every B primitive is stored; the A primitives
+  // (owned) that some finer B primitive must find (or all of them in a swept build, for
+  // update_swept). Symmetric: every primitive, with its own cell key.
+  template <Kind KA, Kind KB>
+  void build_grids(const PairRule& r, const Frame& f) {
+    SetGrids& A = sets[set_index(r.a)];
+    for (LooseGrid& g : A.grid) g.clear();
+    const IdRange ia = ids_of(r.a, *q.s);
+    if (r.a == r.b) {
+      if (ia.end > ia.begin) key[KA].resize(box[KA].size());
+      for (int i = ia.begin; i < ia.end; ++i) {
+        const int id = ia.at(i);
+        if (level[KA][id] == kSkip) continue;
+        key[KA][id] = A.grid[is_kin<KA>(id) ? 1 : 0].insert(id, box[KA][id], level[KA][id], f);
+      }
+      for (LooseGrid& g : A.grid) g.finish(f, box[KA]);
+      return;
+    }
+    SetGrids& B = sets[set_index(r.b)];
+    for (LooseGrid& g : B.grid) g.clear();
+    const IdRange ib = ids_of(r.b, *q.s);
+    B.min_level = kMaxLevel + 1;
+    for (int i = ib.begin; i < ib.end; ++i) {
+      const int id = ib.at(i);
+      const int l = level[KB][id];
+      if (l == kSkip) continue;
+      B.min_level = std::min(B.min_level, l);
+      B.grid[is_kin<KB>(id) ? 1 : 0].insert(id, box[KB][id], l, f);
+    }
+    for (LooseGrid& g : B.grid) g.finish(f, box[KB]);
+    const char* fa = filter<KA>();
+    A.max_level = -1;
+    for (int i = ia.begin; i < ia.end; ++i) {
+      const int id = ia.at(i);
+      const int l = level[KA][id];
+      if (l == kSkip || (fa && !fa[id]) || !(l > B.min_level || q.swept)) continue;
+      A.grid[is_kin<KA>(id) ? 1 : 0].insert(id, box[KA][id], l, f);
+      if (l > B.min_level) A.max_level = std::max(A.max_level, l);
+    }
+    for (LooseGrid& g : A.grid) g.finish(f, box[KA]);
+  }
+
+  // ---- one rule's pairs: THE candidate loop, for every kind of pair.
+  // Asymmetric (A, B): a pair is met from its finer side: each (owned) A primitive queries
+  // the B grids at its level and above, each B primitive the A grid at strictly coarser
+  // levels; a kinematic primitive only the other side's dynamic grid. The owner is A's.
+  // Symmetric: each dynamic primitive queries its own grid at its own level over the half of
+  // its cell range at or after its own cell (same cell: only larger ids) and at coarser
+  // levels in full, and the kinematic grid at its own level and coarser; a kinematic one
+  // queries the dynamic grid at strictly coarser levels only. So every pair is met from its
+  // finer primitive, a dynamic-kinematic pair of equal levels from the dynamic one. The
+  // pair's owner is its smaller id.
+  template <Kind KA, Kind KB, class Cand>
+  void find_pairs(const PairRule& r, const Frame& f, std::vector<Cand>& out, size_t& cross) {
+    const CollisionSurface& s = *q.s;
+    const SetGrids& A = sets[set_index(r.a)];
+    const IdRange ia = ids_of(r.a, s);
+    const char* fa = filter<KA>();
+    if (r.a == r.b) {
+      for (int i = ia.begin; i < ia.end; ++i) {
+        const int a = ia.at(i);
+        const int la = level[KA][a];
+        if (la == kSkip) continue;
+        const Box& ab = box[KA][a];
+        const int* va = verts<KA>(s, a);
+        const uint64_t own_key = key[KA][a];
+        auto visit = [&](const LooseGrid::Entry& en, int lev) {
+          const int b = en.id;
+          const int lo = std::min(a, b);
+          if (fa && !fa[lo]) return;
+          if (!overlap(ab, en.box)) return;
+          if (incident<KA, KA>(va, verts<KA>(s, en.id))) return;
+          out.push_back(Cand{lo, a + b - lo});
+          if (lev != la) ++cross;
+        };
+        if (is_kin<KA>(a)) {
+          A.grid[0].query(ab, f, la + 1, kNoKey, visit);
+          continue;
+        }
+        A.grid[0].query(ab, f, la, own_key, [&](const LooseGrid::Entry& en, int lev) {
+          if (en.key == own_key && en.id <= a) return;
+          visit(en, lev);
+        });
+        A.grid[1].query(ab, f, la, kNoKey, visit);
+      }
+      return;
+    }
+    const SetGrids& B = sets[set_index(r.b)];
+    for (int i = ia.begin; i < ia.end; ++i) {
+      const int a = ia.at(i);
+      if ((fa && !fa[a]) || level[KA][a] == kSkip) continue;
+      const Box& ab = box[KA][a];
+      const int* va = verts<KA>(s, a);
+      const int grids = is_kin<KA>(a) ? 1 : 2;
+      for (int g = 0; g < grids; ++g)
+        B.grid[g].query(ab, f, level[KA][a], kNoKey, [&](const LooseGrid::Entry& e, int) {
+          if (!overlap(ab, e.box)) return;
+          if (incident<KA, KB>(va, verts<KB>(s, e.id))) return;
+          out.push_back(Cand{a, e.id});
+        });
+    }
+    if (A.max_level < 0) return;
+    const IdRange ib = ids_of(r.b, s);
+    for (int i = ib.begin; i < ib.end; ++i) {
+      const int b = ib.at(i);
+      if (level[KB][b] >= A.max_level) continue;
+      const Box& bb = box[KB][b];
+      const int* vb = verts<KB>(s, b);
+      const int grids = is_kin<KB>(b) ? 1 : 2;
+      for (int g = 0; g < grids; ++g)
+        A.grid[g].query(bb, f, level[KB][b] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
+          if (!overlap(bb, e.box)) return;
+          if (incident<KA, KB>(verts<KA>(s, e.id), vb)) return;
+          out.push_back(Cand{e.id, b});
+          ++cross;
+        });
+    }
+  }
+
+  // ---- update_swept's pairs of one rule: each moving primitive (of the rule's sets)
+  // against the up-to-date entries of the stored grids of the other side (their stale ones
+  // skipped) and against that side's stale grid.
+  template <Kind KA, Kind KB, class Cand>
+  void update_pairs(const PairRule& r, const Frame& f, std::vector<Cand>& added) {
+    const CollisionSurface& s = *q.s;
+    const char* fa = filter<KA>();
+    auto all_kin = [&](int a, int b) {
+      if (!q.kv) return false;
+      const int* va = verts<KA>(s, a);
+      const int* vb = verts<KB>(s, b);
+      for (int i = 0; i <= KA; ++i)
+        if (!q.kv[va[i]]) return false;
+      for (int i = 0; i <= KB; ++i)
+        if (!q.kv[vb[i]]) return false;
+      return true;
+    };
+    auto try_pair = [&](int a, int b) {
+      int lo = a, hi = b;
+      if (r.a == r.b) {
+        if (a == b) return;
+        lo = std::min(a, b), hi = a + b - lo;
+      }
+      if (fa && !fa[lo]) return;
+      if (incident<KA, KB>(s, a, b)) return;
+      const Box &ab = box[KA][a], &bb = box[KB][b];
+      if (!finite(ab) || !finite(bb) || !overlap(ab, bb)) return;
+      if (all_kin(a, b)) return;
+      added.push_back(Cand{lo, hi});
+    };
+    // moving primitives of kind K in `set`, against the grids of `other`
+    auto pair_moving = [&](auto kind, PrimitiveSet set, PrimitiveSet other, auto&& try_ab) {
+      constexpr Kind K = decltype(kind)::value;
+      constexpr Kind KO = K == KA ? KB : KA;
+      const SetGrids& o = sets[set_index(other)];
+      const std::vector<char>& ostale = stale[KO];
+      for (int a : fresh[K]) {
+        if (!member(set, a) || !finite(box[K][a])) continue;
+        auto visit = [&](const LooseGrid::Entry& e, int) { try_ab(a, e.id); };
+        for (const LooseGrid& g : o.grid)
+          g.query(box[K][a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int lev) {
+            if (!ostale[e.id]) visit(e, lev);
+          });
+        o.stale.query(box[K][a], f, 0, kNoKey, visit);
+      }
+    };
+    pair_moving(std::integral_constant<Kind, KA>{}, r.a, r.b, try_pair);
+    if (r.a != r.b)
+      pair_moving(std::integral_constant<Kind, KB>{}, r.b, r.a, [&](int b, int a) { try_pair(a, b); });
+  }
 };
+
+namespace {
+
+template <class F>
+void for_each_rule(F&& f) {
+  for_each_pair_kind([&](auto k) {
+    constexpr PairRule r = kPairRules[static_cast<int>(decltype(k)::value)];
+    f(k, std::integral_constant<Kind, kind_of(r.a)>{}, std::integral_constant<Kind, kind_of(r.b)>{}, r);
+  });
+}
+
+}  // namespace
 
 BroadPhase::BroadPhase() : impl_(std::make_unique<Impl>()) {}
 BroadPhase::~BroadPhase() = default;
@@ -387,48 +679,60 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   stats_ = Stats{};
   m.updatable = false;
   m.adjacency_valid = false;
-  for (int p : m.stale_points) m.stale_p[p] = 0;
-  for (int t : m.stale_tris) m.stale_t[t] = 0;
-  for (int e : m.stale_edges) m.stale_e[e] = 0;
-  m.stale_points.clear();
-  m.stale_tris.clear();
-  m.stale_edges.clear();
+  for (int k = 0; k < kKinds; ++k) {
+    for (int p : m.stale_list[k]) m.stale[k][p] = 0;
+    m.stale_list[k].clear();
+  }
+  m.q = Impl::Query{&s, pf, ef, kin ? kin->data() : nullptr, dx != nullptr};
+  m.vset.assign(s.codim_vertices.empty() ? 0 : nv, 0);
+  for (int v : s.codim_vertices) m.vset[v] |= 1u;
+  for (int v : s.points) m.vset[v] |= 2u;
 
   // ---- boxes
+  std::vector<Box>&pbox = m.box[kPoint], &tbox = m.box[kTri], &ebox = m.box[kEdge];
   m.vbox.resize(nv);
-  m.pbox.resize(nv);
-  m.tbox.resize(nt);
-  m.ebox.resize(ne);
+  pbox.resize(nv);
+  tbox.resize(nt);
+  ebox.resize(ne);
   const double inf = std::numeric_limits<double>::infinity();
   Box scene{{inf, inf, inf}, {-inf, -inf, -inf}};
   for (int v : s.vertices) {
     m.vbox[v] = vertex_box(x[v], dx ? &(*dx)[v] : nullptr);
-    Box& p = m.pbox[v];
+    Box& p = pbox[v];
     p = m.vbox[v];
     grow(p, 0.5 * (inflation + s.vertex_offset[v]));
     if (finite(p)) unite(scene, p);
   }
   for (int t = 0; t < nt; ++t) {
-    m.tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
-    if (finite(m.tbox[t])) unite(scene, m.tbox[t]);
+    tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
+    if (finite(tbox[t])) unite(scene, tbox[t]);
   }
   for (int e = 0; e < ne; ++e) {
-    m.ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
-    if (finite(m.ebox[e])) unite(scene, m.ebox[e]);
+    ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
+    if (finite(ebox[e])) unite(scene, ebox[e]);
   }
   if (s.vertices.empty()) return;
 
-  // ---- grid frame: base cell h from the typical (median) edge-box extent, estimated on an
-  // evenly spaced sample (robust to a few huge or stretched primitives, unlike the mean);
-  // kept >= span / 2^18 so that base-level cell coordinates never clamp in a sane scene.
+  // ---- grid frame: base cell h from the typical (median) edge-box extent (triangle-box
+  // without edges, point-box without either), estimated on an evenly spaced sample (robust
+  // to a few huge or stretched primitives, unlike the mean); kept >= span / 2^18 so that
+  // base-level cell coordinates never clamp in a sane scene.
   double typical = 0.0;
   {
-    const std::vector<Box>& boxes = ne > 0 ? m.ebox : m.tbox;
-    const size_t n = boxes.size(), stride = std::max<size_t>(1, n / kSample);
     m.sample.clear();
-    for (size_t i = 0; i < n; i += stride) {
-      if (finite(boxes[i])) m.sample.push_back(extent(boxes[i]));
-    }
+    auto sample_of = [&](size_t n, auto&& box_at) {
+      const size_t stride = std::max<size_t>(1, n / kSample);
+      for (size_t i = 0; i < n; i += stride) {
+        const Box& b = box_at(i);
+        if (finite(b)) m.sample.push_back(extent(b));
+      }
+    };
+    if (ne > 0)
+      sample_of(ebox.size(), [&](size_t i) -> const Box& { return ebox[i]; });
+    else if (nt > 0)
+      sample_of(tbox.size(), [&](size_t i) -> const Box& { return tbox[i]; });
+    else
+      sample_of(s.vertices.size(), [&](size_t i) -> const Box& { return pbox[s.vertices[i]]; });
     if (!m.sample.empty()) {
       auto mid = m.sample.begin() + m.sample.size() / 2;
       std::nth_element(m.sample.begin(), mid, m.sample.end());
@@ -451,153 +755,62 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   f.pad = 8.0 * std::numeric_limits<double>::epsilon() * abs_max;
   stats_.cell_size = h;
 
-  // ---- levels, kinematic flags, grids. Primitives whose vertices are all kinematic go to
+  // ---- levels and kinematic flags. Primitives whose vertices are all kinematic go to
   // grids of their own ([1]; the rest in [0]): an obstacle never looks for pairs among
   // obstacles, which are never reported, so a scene with a large obstacle pays for its
   // contacts with the cloth only.
-  m.plevel.resize(nv);
-  m.tlevel.resize(nt);
-  m.elevel.resize(ne);
-  m.ekey.resize(ne);
-  m.tkin.assign(nt, 0);
-  m.ekin.assign(ne, 0);
+  m.level[kPoint].resize(nv);
+  m.level[kTri].resize(nt);
+  m.level[kEdge].resize(ne);
+  m.kin[kTri].assign(nt, 0);
+  m.kin[kEdge].assign(ne, 0);
   if (kin) {
     const std::vector<char>& k = *kin;
     for (int t = 0; t < nt; ++t) {
       const Tri& tri = s.triangles[t];
-      m.tkin[t] = k[tri[0]] && k[tri[1]] && k[tri[2]];
+      m.kin[kTri][t] = k[tri[0]] && k[tri[1]] && k[tri[2]];
     }
-    for (int e = 0; e < ne; ++e) m.ekin[e] = k[s.edges[e][0]] && k[s.edges[e][1]];
+    for (int e = 0; e < ne; ++e) m.kin[kEdge][e] = k[s.edges[e][0]] && k[s.edges[e][1]];
   }
-  for (int v : s.vertices)
-    m.plevel[v] = finite(m.pbox[v]) ? static_cast<uint8_t>(level_of(extent(m.pbox[v]), cap)) : kSkip;
-  int min_tlevel = kMaxLevel + 1;
-  for (LooseGrid& g : m.tri_grid) g.clear();
-  for (int t = 0; t < nt; ++t) {
-    if (!finite(m.tbox[t])) {
-      m.tlevel[t] = kSkip;
-      continue;
-    }
-    const int level = level_of(extent(m.tbox[t]), cap);
-    m.tlevel[t] = static_cast<uint8_t>(level);
-    min_tlevel = std::min(min_tlevel, level);
-    m.tri_grid[m.tkin[t] ? 1 : 0].insert(t, m.tbox[t], level, f);
-  }
-  for (LooseGrid& g : m.tri_grid) g.finish(f, m.tbox);
-  for (LooseGrid& g : m.edge_grid) g.clear();
-  for (int e = 0; e < ne; ++e) {
-    if (!finite(m.ebox[e])) {
-      m.elevel[e] = kSkip;
-      continue;
-    }
-    const int level = level_of(extent(m.ebox[e]), cap);
-    m.elevel[e] = static_cast<uint8_t>(level);
-    m.ekey[e] = m.edge_grid[m.ekin[e] ? 1 : 0].insert(e, m.ebox[e], level, f);
-  }
-  for (LooseGrid& g : m.edge_grid) g.finish(f, m.ebox);
-  // Points coarser than some triangle: stored so that those (finer) triangles find them.
-  const char* kv = kin ? kin->data() : nullptr;
-  // A swept build stores every (owned) point, so that update_swept can pair a moved
-  // triangle with the points around it; the points at or below min_tlevel are never met by
-  // the queries below (they look at levels above their triangle's).
-  for (LooseGrid& g : m.point_grid) g.clear();
-  int max_plevel = -1;
-  for (int v : s.vertices)
-    if (m.plevel[v] != kSkip && (!pf || (*pf)[v]) && (m.plevel[v] > min_tlevel || dx)) {
-      m.point_grid[kv && kv[v] ? 1 : 0].insert(v, m.pbox[v], m.plevel[v], f);
-      if (m.plevel[v] > min_tlevel) max_plevel = std::max<int>(max_plevel, m.plevel[v]);
-    }
-  for (LooseGrid& g : m.point_grid) g.finish(f, m.pbox);
-  for (int g = 0; g < 2; ++g) {
-    stats_.grid_entries += m.tri_grid[g].size() + m.edge_grid[g].size() + m.point_grid[g].size();
-    stats_.boxed += m.tri_grid[g].size() + m.edge_grid[g].size();
-  }
-  for (int v : s.vertices) stats_.boxed += m.plevel[v] != kSkip;
-  stats_.levels_used = __builtin_popcount(m.tri_grid[0].level_mask() | m.tri_grid[1].level_mask() |
-                                          m.edge_grid[0].level_mask() | m.edge_grid[1].level_mask());
+  auto level_for = [&](const Box& b) { return finite(b) ? static_cast<uint8_t>(level_of(extent(b), cap)) : kSkip; };
+  for (int v : s.vertices) m.level[kPoint][v] = level_for(pbox[v]);
+  for (int t = 0; t < nt; ++t) m.level[kTri][t] = level_for(tbox[t]);
+  for (int e = 0; e < ne; ++e) m.level[kEdge][e] = level_for(ebox[e]);
 
-  // ---- point-triangle: a pair is met from its finer side: each (owned) point queries the
-  // triangles at its level and above, each triangle the points at strictly coarser levels;
-  // a kinematic point only the triangles with a dynamic vertex, and a kinematic triangle only
-  // the dynamic points.
-  std::vector<PointTriangleCandidate>& pt = out.pt;
-  for (int v : s.vertices) {
-    if ((pf && !(*pf)[v]) || m.plevel[v] == kSkip) continue;
-    const Box& pb = m.pbox[v];
-    const int grids = kv && kv[v] ? 1 : 2;
-    for (int g = 0; g < grids; ++g)
-      m.tri_grid[g].query(pb, f, m.plevel[v], kNoKey, [&](const LooseGrid::Entry& e, int) {
-        if (!overlap(pb, e.box)) return;
-        const Tri& tri = s.triangles[e.id];
-        if (tri[0] == v || tri[1] == v || tri[2] == v) return;
-        pt.push_back({v, e.id});
-      });
-  }
-  if (max_plevel >= 0) {
-    for (int t = 0; t < nt; ++t) {
-      if (m.tlevel[t] >= max_plevel) continue;
-      const Box& tb = m.tbox[t];
-      const Tri& tri = s.triangles[t];
-      const int grids = m.tkin[t] ? 1 : 2;
-      for (int g = 0; g < grids; ++g)
-        m.point_grid[g].query(tb, f, m.tlevel[t] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
-          if (!overlap(tb, e.box)) return;
-          const int v = e.id;
-          if (tri[0] == v || tri[1] == v || tri[2] == v) return;
-          pt.push_back({v, t});
-          ++stats_.cross_level_pairs;
-        });
-    }
-  }
+  // ---- grids and pairs, rule by rule (candidates.hpp, kPairRules)
+  for_each_rule([&](auto, auto ka, auto kb, const PairRule& r) {
+    m.template build_grids<decltype(ka)::value, decltype(kb)::value>(r, f);
+  });
+  for (const Impl::SetGrids& g : m.sets)
+    for (const LooseGrid& l : g.grid) stats_.grid_entries += l.size();
+  const Impl::SetGrids &tris = m.sets[set_index(PrimitiveSet::Triangles)],
+                       &edges = m.sets[set_index(PrimitiveSet::Edges)];
+  for (int g = 0; g < 2; ++g) stats_.boxed += tris.grid[g].size() + edges.grid[g].size();
+  for (int v : s.vertices) stats_.boxed += m.level[kPoint][v] != kSkip;
+  stats_.levels_used = __builtin_popcount(tris.grid[0].level_mask() | tris.grid[1].level_mask() |
+                                          edges.grid[0].level_mask() | edges.grid[1].level_mask());
+  for_each_rule([&](auto kind, auto ka, auto kb, const PairRule& r) {
+    m.template find_pairs<decltype(ka)::value, decltype(kb)::value>(r, f, out.get<decltype(kind)::value>(),
+                                                                     stats_.cross_level_pairs);
+  });
 
-  // ---- edge-edge: each dynamic edge queries its own grid at its own level over the half of
-  // its cell range at or after its own cell (same cell: only larger ids) and at coarser
-  // levels in full, and the kinematic grid at its own level and coarser; a kinematic edge
-  // queries the dynamic grid at strictly coarser levels only. So every pair is met from its
-  // finer edge, a dynamic-kinematic pair of equal levels from the dynamic one. The pair's
-  // owner is its smaller edge.
-  std::vector<EdgeEdgeCandidate>& ee = out.ee;
-  const char* efd = ef ? ef->data() : nullptr;
-  for (int a = 0; a < ne; ++a) {
-    if (m.elevel[a] == kSkip) continue;
-    const Box& ab = m.ebox[a];
-    const Edge& ea = s.edges[a];
-    const uint64_t own_key = m.ekey[a];
-    const int la = m.elevel[a];
-    auto visit = [&](const LooseGrid::Entry& en, int level) {
-      const int b = en.id;
-      const int lo = std::min(a, b);
-      if (efd && !efd[lo]) return;
-      if (!overlap(ab, en.box)) return;
-      const Edge& eb = s.edges[b];
-      if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1]) return;
-      ee.push_back({lo, a + b - lo});
-      if (level != la) ++stats_.cross_level_pairs;
-    };
-    if (m.ekin[a]) {
-      m.edge_grid[0].query(ab, f, la + 1, kNoKey, visit);
-      continue;
-    }
-    m.edge_grid[0].query(ab, f, la, own_key, [&](const LooseGrid::Entry& en, int level) {
-      if (en.key == own_key && en.id <= a) return;
-      visit(en, level);
-    });
-    m.edge_grid[1].query(ab, f, la, kNoKey, visit);
-  }
-
-  // ---- deterministic order
-  sort_pairs(pt, m.tmp_pt, m.count, nv, [](const PointTriangleCandidate& c) { return c.v; },
-             [](const PointTriangleCandidate& c) { return c.t; });
-  sort_pairs(ee, m.tmp_ee, m.count, ne, [](const EdgeEdgeCandidate& c) { return c.ea; },
-             [](const EdgeEdgeCandidate& c) { return c.eb; });
+  // ---- deterministic order: by the first id, then the second
+  for_each_rule([&](auto kind, auto ka, auto, const PairRule&) {
+    constexpr PairKind K = decltype(kind)::value;
+    auto& v = out.get<K>();
+    using C = typename std::decay_t<decltype(v)>::value_type;
+    const size_t range = decltype(ka)::value == kPoint ? nv : size_t(ne);
+    sort_pairs(v, m.tmp.get<K>(), m.count, range, [](const C& c) { return first_of(c); },
+               [](const C& c) { return second_of(c); });
+  });
   if (dx) {
     m.frame = f;
     m.level_cap = cap;
     m.inflation = inflation;
     m.updatable = true;
-    m.stale_p.resize(nv, 0);
-    m.stale_t.resize(nt, 0);
-    m.stale_e.resize(ne, 0);
+    m.stale[kPoint].resize(nv, 0);
+    m.stale[kTri].resize(nt, 0);
+    m.stale[kEdge].resize(ne, 0);
   }
 }
 
@@ -610,12 +823,13 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   const size_t nv = x.size();
   const int nt = static_cast<int>(s.triangles.size());
   const int ne = static_cast<int>(s.edges.size());
-  if (!m.updatable || dx.size() != nv || m.vbox.size() != nv || m.tbox.size() != size_t(nt) ||
-      m.ebox.size() != size_t(ne) || inflation != m.inflation)
+  if (!m.updatable || dx.size() != nv || m.vbox.size() != nv || m.box[kTri].size() != size_t(nt) ||
+      m.box[kEdge].size() != size_t(ne) || inflation != m.inflation)
     return false;
   require(!pf || pf->size() == nv, "point_filter size != number of vertices");
   require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
+  m.q = Impl::Query{&s, pf, ef, kin ? kin->data() : nullptr, true};
 
   // ---- adjacency of the build's surface (the caller passes that same surface)
   if (!m.adjacency_valid) {
@@ -634,110 +848,66 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     m.adjacency_valid = true;
   }
 
-  // ---- the primitives that move now (new_*), with their new boxes
+  // ---- the primitives that move now (fresh[kind]), with their new boxes
   m.moved_v.resize(nv, 0);
-  m.new_points.clear();
-  m.new_tris.clear();
-  m.new_edges.clear();
+  for (std::vector<int>& l : m.fresh) l.clear();
   for (int v : moved) {
     require(v >= 0 && size_t(v) < nv, "moved vertex id out of range");
     if (m.moved_v[v]) continue;
     m.moved_v[v] = 1;
-    if (s.vertex_object[v] >= 0) m.new_points.push_back(v);  // (a surface point)
-    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.new_tris.push_back(m.vt[j]);
-    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j) m.new_edges.push_back(m.ve[j]);
+    if (s.vertex_object[v] >= 0) m.fresh[kPoint].push_back(v);  // (a surface point)
+    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.fresh[kTri].push_back(m.vt[j]);
+    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j) m.fresh[kEdge].push_back(m.ve[j]);
   }
   for (int v : moved) m.moved_v[v] = 0;
-  for (std::vector<int>* l : {&m.new_tris, &m.new_edges}) {
-    std::sort(l->begin(), l->end());
-    l->erase(std::unique(l->begin(), l->end()), l->end());
+  for (int k : {kTri, kEdge}) {
+    std::sort(m.fresh[k].begin(), m.fresh[k].end());
+    m.fresh[k].erase(std::unique(m.fresh[k].begin(), m.fresh[k].end()), m.fresh[k].end());
   }
-  size_t fresh = 0;
-  for (int v : m.new_points) fresh += !m.stale_p[v];
-  for (int t : m.new_tris) fresh += !m.stale_t[t];
-  for (int e : m.new_edges) fresh += !m.stale_e[e];
-  const size_t stale = m.stale_points.size() + m.stale_tris.size() + m.stale_edges.size();
+  size_t fresh = 0, stale = 0;
+  for (int k = 0; k < kKinds; ++k) {
+    for (int p : m.fresh[k]) fresh += !m.stale[k][p];
+    stale += m.stale_list[k].size();
+  }
   const size_t max_stale = std::max<size_t>(256, (s.vertices.size() + size_t(nt) + size_t(ne)) / 8);
   if (stale + fresh > max_stale) return false;
 
-  for (int v : m.new_points) {  // the boxes exactly as run() forms them
+  // the boxes exactly as run() forms them
+  for (int v : m.fresh[kPoint]) {
     m.vbox[v] = vertex_box(x[v], &dx[v]);
-    m.pbox[v] = m.vbox[v];
-    grow(m.pbox[v], 0.5 * (inflation + s.vertex_offset[v]));
-    if (!m.stale_p[v]) m.stale_p[v] = 1, m.stale_points.push_back(v);
+    m.box[kPoint][v] = m.vbox[v];
+    grow(m.box[kPoint][v], 0.5 * (inflation + s.vertex_offset[v]));
   }
-  for (int t : m.new_tris) {
-    m.tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
-    if (!m.stale_t[t]) m.stale_t[t] = 1, m.stale_tris.push_back(t);
-  }
-  for (int e : m.new_edges) {
-    m.ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
-    if (!m.stale_e[e]) m.stale_e[e] = 1, m.stale_edges.push_back(e);
-  }
+  for (int t : m.fresh[kTri])
+    m.box[kTri][t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
+  for (int e : m.fresh[kEdge])
+    m.box[kEdge][e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
+  for (int k = 0; k < kKinds; ++k)
+    for (int p : m.fresh[k])
+      if (!m.stale[k][p]) m.stale[k][p] = 1, m.stale_list[k].push_back(p);
 
   // ---- pairs of a moving primitive: against the stored grids' up-to-date entries (the
   // stale ones skipped) and against every primitive moved since the build, in small grids
-  // of their own with their current boxes.
+  // of their own with their current boxes (rebuilt per update, linear in their number).
   const Frame& f = m.frame;
-  const char* kv = kin ? kin->data() : nullptr;
-  auto all_kin = [&](const int* a, int na, const int* b, int nb) {
-    if (!kv) return false;
-    for (int i = 0; i < na; ++i)
-      if (!kv[a[i]]) return false;
-    for (int i = 0; i < nb; ++i)
-      if (!kv[b[i]]) return false;
-    return true;
-  };
-  auto try_pt = [&](int v, int t) {
-    if (pf && !(*pf)[v]) return;
-    const Tri& tri = s.triangles[t];
-    if (tri[0] == v || tri[1] == v || tri[2] == v) return;
-    if (!finite(m.pbox[v]) || !finite(m.tbox[t]) || !overlap(m.pbox[v], m.tbox[t])) return;
-    if (all_kin(&v, 1, tri.data(), 3)) return;
-    added.pt.push_back({v, t});
-  };
-  auto try_ee = [&](int a, int b) {
-    if (a == b) return;
-    const int lo = std::min(a, b), hi = a + b - lo;
-    if (ef && !(*ef)[lo]) return;
-    const Edge &ea = s.edges[a], &eb = s.edges[b];
-    if (ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1]) return;
-    if (!finite(m.ebox[a]) || !finite(m.ebox[b]) || !overlap(m.ebox[a], m.ebox[b])) return;
-    if (all_kin(ea.data(), 2, eb.data(), 2)) return;
-    added.ee.push_back({lo, hi});
-  };
-  // The stale primitives (the moving ones included) in small grids of their own, with
-  // their current boxes: rebuilt per update, linear in their number.
-  auto build_stale_grid = [&](LooseGrid& g, const std::vector<int>& ids, const std::vector<Box>& boxes) {
+  for (int si = 0; si < kSets; ++si) {
+    const PrimitiveSet set = static_cast<PrimitiveSet>(si);
+    const Kind k = kind_of(set);
+    LooseGrid& g = m.sets[si].stale;
     g.clear();
-    for (int id : ids)
-      if (finite(boxes[id])) g.insert(id, boxes[id], level_of(extent(boxes[id]), m.level_cap), f);
-    g.finish(f, boxes);
-  };
-  build_stale_grid(m.stale_tri_grid, m.stale_tris, m.tbox);
-  build_stale_grid(m.stale_point_grid, m.stale_points, m.pbox);
-  build_stale_grid(m.stale_edge_grid, m.stale_edges, m.ebox);
-  // Each moving primitive against the up-to-date entries of the stored grids of the other
-  // kind (their stale ones skipped) and against that kind's stale grid.
-  auto pair_moving = [&](const std::vector<int>& moving, const std::vector<Box>& boxes, const LooseGrid(&grids)[2],
-                         const std::vector<char>& stale, const LooseGrid& stale_grid, auto&& try_pair) {
-    for (int a : moving) {
-      if (!finite(boxes[a])) continue;
-      auto visit = [&](const LooseGrid::Entry& e, int) { try_pair(a, e.id); };
-      for (const LooseGrid& g : grids)
-        g.query(boxes[a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int level) {
-          if (!stale[e.id]) visit(e, level);
-        });
-      stale_grid.query(boxes[a], f, 0, kNoKey, visit);
-    }
-  };
-  pair_moving(m.new_points, m.pbox, m.tri_grid, m.stale_t, m.stale_tri_grid, [&](int v, int t) { try_pt(v, t); });
-  pair_moving(m.new_tris, m.tbox, m.point_grid, m.stale_p, m.stale_point_grid, [&](int t, int v) { try_pt(v, t); });
-  pair_moving(m.new_edges, m.ebox, m.edge_grid, m.stale_e, m.stale_edge_grid, try_ee);
-  std::sort(added.pt.begin(), added.pt.end());
-  added.pt.erase(std::unique(added.pt.begin(), added.pt.end()), added.pt.end());
-  std::sort(added.ee.begin(), added.ee.end());
-  added.ee.erase(std::unique(added.ee.begin(), added.ee.end()), added.ee.end());
+    for (int id : m.stale_list[k])
+      if (m.member(set, id) && finite(m.box[k][id]))
+        g.insert(id, m.box[k][id], level_of(extent(m.box[k][id]), m.level_cap), f);
+    g.finish(f, m.box[k]);
+  }
+  for_each_rule([&](auto kind, auto ka, auto kb, const PairRule& r) {
+    m.template update_pairs<decltype(ka)::value, decltype(kb)::value>(r, f, added.get<decltype(kind)::value>());
+  });
+  for_each_pair_kind([&](auto kind) {
+    auto& v = added.get<decltype(kind)::value>();
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  });
   return true;
 }
 

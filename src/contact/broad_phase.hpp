@@ -1,5 +1,7 @@
-// Contact broad phase (DESIGN.md, data flow 2b and 2e): the point-triangle and edge-edge
-// pairs of a CollisionSurface whose axis-aligned boxes come close enough to matter.
+// Contact broad phase (DESIGN.md, data flow 2b and 2e): the point-triangle, edge-edge,
+// point-edge and point-point pairs of a CollisionSurface (which primitives pair up:
+// candidates.hpp, kPairRules, after C-IPC Sec. 3) whose axis-aligned boxes come close
+// enough to matter.
 //
 // Candidate definition (what the tests compare against brute force):
 //  * a vertex's box is [x, x] (proximity) or [min(x, x+dx), max(x, x+dx)] (swept);
@@ -9,16 +11,17 @@
 //    is <= inflation + (xi_a + xi_b) / 2. Since a box gap never exceeds the distance, every
 //    pair with distance < dhat + xi_pair (the barrier's support, C-IPC eq. 12) is reported
 //    when inflation = dhat; for CCD, every pair that could come that close along x + t dx.
-//  * PT: v never a vertex of t. EE: ea < eb, no shared vertex.
+//  * PT: v never a vertex of t. EE: ea < eb, no shared vertex. PE: v (a rod node or
+//    particle) never a vertex of segment e. PP: particles v < w.
 //  * a primitive with a non-finite box (a NaN or inf coordinate) is never reported.
 //  * kinematic (optional, per vertex id): a pair whose vertices are ALL kinematic is
 //    skipped (obstacle-obstacle contact is never evaluated).
-//  * filters (optional): point_filter (per vertex id) keeps the PT pairs whose point is
-//    owned here; edge_filter (per edge index) keeps the EE pairs whose ea is owned here.
-//    With filters that partition the points / edges over ranks, every pair is kept by
-//    exactly one rank.
-//  * output: each pair exactly once, pt sorted by (v, t), ee by (ea, eb) — deterministic,
-//    independent of the internal grid.
+//  * filters (optional): point_filter (per vertex id) keeps the PT and PE pairs whose point
+//    is owned here and the PP pairs whose v (the smaller) is; edge_filter (per edge index)
+//    keeps the EE pairs whose ea is owned here. With filters that partition the points /
+//    edges over ranks, every pair is kept by exactly one rank.
+//  * output: each pair exactly once, pt sorted by (v, t), ee by (ea, eb), pe by (v, e), pp
+//    by (v, w) — deterministic, independent of the internal grid.
 //
 // Data structure: a hierarchical LOOSE spatial hash (uniform hash grids with cells h, 2h,
 // 4h, ...) rather than a BVH, because
@@ -34,8 +37,13 @@
 //    larger triangles, a ground quad 1000x the cloth's edges or a fast-moving swept box
 //    goes up a level or more instead of into millions of fine cells. A pair between two
 //    levels is found once, from its finer primitive;
-//  * edge-edge is symmetric: an edge scans its own level only over cells at or after its
-//    own cell (a pair sharing a cell: from its smaller edge), halving that work.
+//  * edge-edge (and point-point) is symmetric: an edge scans its own level only over cells
+//    at or after its own cell (a pair sharing a cell: from its smaller edge), halving that
+//    work.
+//  * one generic pair loop serves every rule of kPairRules (an asymmetric rule A x B like
+//    PT or PE, a symmetric one like EE or PP); each primitive SET (surface points,
+//    triangles, edges, rod nodes and particles, segments, particles) has grids of its own,
+//    so a scene without rods or particles does exactly the work it did before they existed.
 //  * primitives whose vertices are all kinematic (obstacles) sit in grids of their own and
 //    never query them: obstacle-obstacle pairs, which are never reported, cost nothing, so
 //    a large obstacle under a small cloth adds only its contacts with the cloth.

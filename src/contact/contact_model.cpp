@@ -10,6 +10,7 @@
 #include "contact/friction.hpp"
 #include "contact/mollifier.hpp"
 #include "contact/pair_potential.hpp"
+#include "contact/point_point.hpp"
 
 namespace weft {
 namespace {
@@ -90,15 +91,6 @@ inline bool finite3(const Vec3& a) { return std::isfinite(a[0]) && std::isfinite
 
 // The broad phase's proximity boxes (broad_phase.cpp, same operations in the same order):
 // the union of the vertices' points, grown on every side by r = (inflation + xi) / 2.
-inline Box point_box(const Vec3& a, double r) {
-  Box b;
-  for (int k = 0; k < 3; ++k) {
-    b.lo[k] = a[k] - r;
-    b.hi[k] = a[k] + r;
-  }
-  return b;
-}
-
 template <int N>
 inline Box prim_box(const std::vector<Vec3>& x, const int* v, double r) {
   Box b;
@@ -133,6 +125,175 @@ inline bool overlap(const Box& a, const Box& b) {
          a.lo[2] <= b.hi[2] && b.lo[2] <= a.hi[2];
 }
 
+// ---- the pair kinds (candidates.hpp), one traits class each: the stencil (vertex ids,
+// in the argument order of the kind's kernels), the two sides' primitive kinds (for the
+// broad phase's boxes), the pair offset, the objects (friction), and the kernels: distance
+// type and squared distance, barrier energy / potential, friction operator, ACCD. Every
+// loop of ContactModel runs over the kinds with for_each_pair_kind and these traits: one
+// generic body per operation, no per-kind copies.
+enum Side : int { kSidePoint = 0, kSideEdge = 1, kSideTri = 2 };
+
+template <PairKind K>
+struct PairTraits;
+
+template <>
+struct PairTraits<PairKind::PT> {
+  static constexpr int N = 4;
+  static constexpr Side A = kSidePoint, B = kSideTri;
+  using Cand = PointTriangleCandidate;
+  using Type = PointTriangleType;
+  static int a(const Cand& p) { return p.v; }
+  static int b(const Cand& p) { return p.t; }
+  static void stencil(const CollisionSurface& s, const Cand& p, int* v) {
+    const Tri& t = s.triangles[p.t];
+    v[0] = p.v, v[1] = t[0], v[2] = t[1], v[3] = t[2];
+  }
+  static Type classify(const std::vector<Vec3>& x, const int* v) {
+    return classify_point_triangle(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
+  }
+  static double d2(const std::vector<Vec3>& x, const int* v, Type t) {
+    return point_triangle_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t);
+  }
+  static double d2(const std::vector<Vec3>& x, const int* v) {
+    return point_triangle_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
+  }
+  static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
+    return point_triangle_barrier_energy(x[v[0]], x[v[1]], x[v[2]], x[v[3]], bp);
+  }
+  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double, const BarrierParams& bp) {
+    return point_triangle_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, bp);
+  }
+  static TangentOperator<12> friction(const std::vector<Vec3>& x, const int* v) {
+    return point_triangle_friction_operator(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
+  }
+  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+                        const AccdParams& ap) {
+    return point_triangle_accd(x[v[0]], x[v[1]], x[v[2]], x[v[3]], dx[v[0]], dx[v[1]], dx[v[2]], dx[v[3]], xi, ap);
+  }
+};
+
+template <>
+struct PairTraits<PairKind::EE> {
+  static constexpr int N = 4;
+  static constexpr Side A = kSideEdge, B = kSideEdge;
+  using Cand = EdgeEdgeCandidate;
+  using Type = EdgeEdgeType;
+  static int a(const Cand& p) { return p.ea; }
+  static int b(const Cand& p) { return p.eb; }
+  static void stencil(const CollisionSurface& s, const Cand& p, int* v) {
+    const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
+    v[0] = a[0], v[1] = a[1], v[2] = b[0], v[3] = b[1];
+  }
+  static Type classify(const std::vector<Vec3>& x, const int* v) {
+    return classify_edge_edge(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
+  }
+  static double d2(const std::vector<Vec3>& x, const int* v, Type t) {
+    return edge_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t);
+  }
+  static double d2(const std::vector<Vec3>& x, const int* v) {
+    return edge_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
+  }
+  static double energy(const std::vector<Vec3>& x, const int* v, double eps_x, const BarrierParams& bp) {
+    return edge_edge_barrier_energy(x[v[0]], x[v[1]], x[v[2]], x[v[3]], eps_x, bp);
+  }
+  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double eps_x,
+                                 const BarrierParams& bp) {
+    return edge_edge_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, eps_x, bp);
+  }
+  static TangentOperator<12> friction(const std::vector<Vec3>& x, const int* v) {
+    return edge_edge_friction_operator(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
+  }
+  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+                        const AccdParams& ap) {
+    return edge_edge_accd(x[v[0]], x[v[1]], x[v[2]], x[v[3]], dx[v[0]], dx[v[1]], dx[v[2]], dx[v[3]], xi, ap);
+  }
+};
+
+template <>
+struct PairTraits<PairKind::PE> {
+  static constexpr int N = 3;
+  static constexpr Side A = kSidePoint, B = kSideEdge;
+  using Cand = PointEdgeCandidate;
+  using Type = PointEdgeType;
+  static int a(const Cand& p) { return p.v; }
+  static int b(const Cand& p) { return p.e; }
+  static void stencil(const CollisionSurface& s, const Cand& p, int* v) {
+    const Edge& e = s.edges[p.e];
+    v[0] = p.v, v[1] = e[0], v[2] = e[1];
+  }
+  static Type classify(const std::vector<Vec3>& x, const int* v) {
+    return classify_point_edge(x[v[0]], x[v[1]], x[v[2]]);
+  }
+  static double d2(const std::vector<Vec3>& x, const int* v, Type t) {
+    return point_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], t);
+  }
+  static double d2(const std::vector<Vec3>& x, const int* v) { return point_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]]); }
+  static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
+    return point_edge_barrier_energy(x[v[0]], x[v[1]], x[v[2]], bp);
+  }
+  static LocalEnergy<9> barrier(const std::vector<Vec3>& x, const int* v, Type t, double, const BarrierParams& bp) {
+    return point_edge_barrier(x[v[0]], x[v[1]], x[v[2]], t, bp);
+  }
+  static TangentOperator<9> friction(const std::vector<Vec3>& x, const int* v) {
+    return point_edge_friction_operator(x[v[0]], x[v[1]], x[v[2]]);
+  }
+  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+                        const AccdParams& ap) {
+    return point_edge_accd(x[v[0]], x[v[1]], x[v[2]], dx[v[0]], dx[v[1]], dx[v[2]], xi, ap);
+  }
+};
+
+template <>
+struct PairTraits<PairKind::PP> {
+  static constexpr int N = 2;
+  static constexpr Side A = kSidePoint, B = kSidePoint;
+  using Cand = PointPointCandidate;
+  using Type = int;  // a single type
+  static int a(const Cand& p) { return p.v; }
+  static int b(const Cand& p) { return p.w; }
+  static void stencil(const CollisionSurface&, const Cand& p, int* v) { v[0] = p.v, v[1] = p.w; }
+  static Type classify(const std::vector<Vec3>&, const int*) { return 0; }
+  static double d2(const std::vector<Vec3>& x, const int* v, Type) { return point_point_distance_sq(x[v[0]], x[v[1]]); }
+  static double d2(const std::vector<Vec3>& x, const int* v) { return point_point_distance_sq(x[v[0]], x[v[1]]); }
+  static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
+    return point_point_barrier_energy(x[v[0]], x[v[1]], bp);
+  }
+  static LocalEnergy<6> barrier(const std::vector<Vec3>& x, const int* v, Type, double, const BarrierParams& bp) {
+    return point_point_barrier(x[v[0]], x[v[1]], bp);
+  }
+  static TangentOperator<6> friction(const std::vector<Vec3>& x, const int* v) {
+    return point_point_friction_operator(x[v[0]], x[v[1]]);
+  }
+  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+                        const AccdParams& ap) {
+    return point_point_accd(x[v[0]], x[v[1]], dx[v[0]], dx[v[1]], xi, ap);
+  }
+};
+
+// Offset and object of one side of a pair.
+inline double side_offset(const CollisionSurface& s, Side k, int id) {
+  return k == kSidePoint ? s.vertex_offset[id] : k == kSideEdge ? s.edge_offset[id] : s.triangle_offset[id];
+}
+inline int side_object(const CollisionSurface& s, Side k, int id) {
+  return k == kSidePoint ? s.vertex_object[id] : k == kSideEdge ? s.edge_object[id] : s.triangle_object[id];
+}
+inline const int* side_verts(const CollisionSurface& s, Side k, const int& id) {
+  return k == kSidePoint ? &id : k == kSideEdge ? s.edges[id].data() : s.triangles[id].data();
+}
+template <PairKind K>
+inline double pair_xi(const CollisionSurface& s, const typename PairTraits<K>::Cand& p) {
+  using P = PairTraits<K>;
+  return 0.5 * (side_offset(s, P::A, P::a(p)) + side_offset(s, P::B, P::b(p)));
+}
+
+#define WEFT_PAIR_KIND(k) constexpr PairKind K = decltype(k)::value; using P = PairTraits<K>
+
+template <PairKind K>
+inline double mollifier_eps(const std::vector<double>& ee_eps_x, const typename PairTraits<K>::Cand& p) {
+  if constexpr (K == PairKind::EE) return 1e-3 * ee_eps_x[p.ea] * ee_eps_x[p.eb];
+  else return 0.0;
+}
+
 }  // namespace
 
 bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
@@ -165,29 +326,29 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   // phase's boxes (ownership, incidence and kinematic filters are the same for both sets).
   const double infl = params_.dhat;
   proximity_.clear();
-  for (const auto& p : swept_.pt) {
-    const int* tv = surface_.triangles[p.t].data();
-    if (!finite3(x[p.v]) || !all_finite<3>(x, tv)) continue;
-    const Box pb = point_box(x[p.v], 0.5 * (infl + surface_.vertex_offset[p.v]));
-    const Box tb = prim_box<3>(x, tv, 0.5 * (infl + surface_.triangle_offset[p.t]));
-    if (box_finite(pb) && box_finite(tb) && overlap(pb, tb)) proximity_.pt.push_back(p);
-  }
-  for (const auto& p : swept_.ee) {
-    const int *av = surface_.edges[p.ea].data(), *bv = surface_.edges[p.eb].data();
-    if (!all_finite<2>(x, av) || !all_finite<2>(x, bv)) continue;
-    const Box ab = prim_box<2>(x, av, 0.5 * (infl + surface_.edge_offset[p.ea]));
-    const Box bb = prim_box<2>(x, bv, 0.5 * (infl + surface_.edge_offset[p.eb]));
-    if (box_finite(ab) && box_finite(bb) && overlap(ab, bb)) proximity_.ee.push_back(p);
-  }
+  for_each_pair_kind([&](auto k) {
+    WEFT_PAIR_KIND(k);
+    auto& out = proximity_.get<K>();
+    for (const auto& p : swept_.get<K>()) {
+      const int a = P::a(p), b = P::b(p);
+      const int *av = side_verts(surface_, P::A, a), *bv = side_verts(surface_, P::B, b);
+      if (!all_finite<P::A + 1>(x, av) || !all_finite<P::B + 1>(x, bv)) continue;
+      const Box ab = prim_box<P::A + 1>(x, av, 0.5 * (infl + side_offset(surface_, P::A, a)));
+      const Box bb = prim_box<P::B + 1>(x, bv, 0.5 * (infl + side_offset(surface_, P::B, b)));
+      if (box_finite(ab) && box_finite(bb) && overlap(ab, bb)) out.push_back(p);
+    }
+  });
   return true;
 }
 
-void ContactModel::emit_dynamic(const int* v, const double* g, const double* H, const ContactSink& sink) const {
+template <int N>
+void ContactModel::emit_dynamic(const int* v, int nv, const double* g, const double* H,
+                                const ContactSink& sink) const {
   int keep[4], ids[4], n = 0;
-  for (int a = 0; a < 4; ++a)
+  for (int a = 0; a < nv; ++a)
     if (!fixed_[v[a]]) keep[n] = a, ids[n++] = v[a];
-  if (n == 4) {
-    sink(4, ids, g, H);
+  if (n == N) {
+    sink(N, ids, g, H);
     return;
   }
   if (n == 0) return;
@@ -197,7 +358,8 @@ void ContactModel::emit_dynamic(const int* v, const double* g, const double* H, 
     for (int r = 0; r < 3; ++r) {
       gc[3 * i + r] = g[3 * keep[i] + r];
       for (int j = 0; j < n; ++j)
-        for (int c = 0; c < 3; ++c) Hc[(3 * j + c) * m + 3 * i + r] = H[(3 * keep[j] + c) * 12 + 3 * keep[i] + r];
+        for (int c = 0; c < 3; ++c)
+          Hc[(3 * j + c) * m + 3 * i + r] = H[(3 * keep[j] + c) * (3 * N) + 3 * keep[i] + r];
     }
   sink(n, ids, gc, Hc);
 }
@@ -210,17 +372,15 @@ const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances
     return prox_dist_;
   prox_dist_.resize(proximity_.size());
   size_t i = 0;
-  for (const auto& p : proximity_.pt) {
-    const Tri& t = surface_.triangles[p.t];
-    const PointTriangleType type = classify_point_triangle(x[p.v], x[t[0]], x[t[1]], x[t[2]]);
-    prox_dist_[i++] = {static_cast<int>(type), point_triangle_distance_sq(x[p.v], x[t[0]], x[t[1]], x[t[2]], type)};
-  }
-  for (const auto& p : proximity_.ee) {
-    const Edge& a = surface_.edges[p.ea];
-    const Edge& b = surface_.edges[p.eb];
-    const EdgeEdgeType type = classify_edge_edge(x[a[0]], x[a[1]], x[b[0]], x[b[1]]);
-    prox_dist_[i++] = {static_cast<int>(type), edge_edge_distance_sq(x[a[0]], x[a[1]], x[b[0]], x[b[1]], type)};
-  }
+  for_each_pair_kind([&](auto k) {
+    WEFT_PAIR_KIND(k);
+    for (const auto& p : proximity_.get<K>()) {
+      int v[P::N];
+      P::stencil(surface_, p, v);
+      const typename P::Type type = P::classify(x, v);
+      prox_dist_[i++] = {static_cast<int>(type), P::d2(x, v, type)};
+    }
+  });
   prox_dist_x_ = x;
   prox_dist_valid_ = true;
   return prox_dist_;
@@ -342,8 +502,10 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
                                          &kinematic_, skin_moved_, skin_added_);
       if (updated) {
-        merge_into(skin_.pt, skin_added_.pt, skin_merge_.pt);
-        merge_into(skin_.ee, skin_added_.ee, skin_merge_.ee);
+        for_each_pair_kind([&](auto k) {
+          constexpr PairKind K = decltype(k)::value;
+          merge_into(skin_.get<K>(), skin_added_.get<K>(), skin_merge_.get<K>());
+        });
         ++timers_.swept_updates;
       }
     }
@@ -398,10 +560,14 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset[t], query_tbox_[t])) query_tbox_[t] = none;
   for (size_t e = 0; e < ne; ++e)
     if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset[e], query_ebox_[e])) query_ebox_[e] = none;
-  for (const auto& p : skin_.pt)
-    if (overlap(query_pbox_[p.v], query_tbox_[p.t])) swept_.pt.push_back(p);
-  for (const auto& p : skin_.ee)
-    if (overlap(query_ebox_[p.ea], query_ebox_[p.eb])) swept_.ee.push_back(p);
+  const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
+  for_each_pair_kind([&](auto k) {
+    WEFT_PAIR_KIND(k);
+    const std::vector<Box>&ba = *qbox[P::A], &bb = *qbox[P::B];
+    auto& out = swept_.get<K>();
+    for (const auto& p : skin_.get<K>())
+      if (overlap(ba[P::a(p)], bb[P::b(p)])) out.push_back(p);
+  });
   timers_.swept_candidates += static_cast<long>(swept_.size());
   swept_x_ = x;
   swept_dx_ = dx;
@@ -415,23 +581,23 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
   bp.kappa = kappa;
   bp.dhat = params_.dhat;
   double e = 0.0;
-  for (const auto& p : c.pt) {
-    const Tri& t = surface_.triangles[p.t];
-    bp.xi = pt_xi(p.v, p.t);
-    const double v = point_triangle_barrier_energy(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp);
-    if (!std::isfinite(v)) return kInf;
-    e += v;
-  }
-  for (const auto& p : c.ee) {
-    const Edge& a = surface_.edges[p.ea];
-    const Edge& b = surface_.edges[p.eb];
-    bp.xi = ee_xi(p.ea, p.eb);
-    const double v = edge_edge_barrier_energy(x[a[0]], x[a[1]], x[b[0]], x[b[1]],
-                                              1e-3 * ee_eps_x_[p.ea] * ee_eps_x_[p.eb], bp);
-    if (!std::isfinite(v)) return kInf;
-    e += v;
-  }
-  return e;
+  bool infeasible = false;
+  for_each_pair_kind([&](auto k) {
+    WEFT_PAIR_KIND(k);
+    if (infeasible) return;
+    for (const auto& p : c.get<K>()) {
+      int v[P::N];
+      P::stencil(surface_, p, v);
+      bp.xi = pair_xi<K>(surface_, p);
+      const double val = P::energy(x, v, mollifier_eps<K>(ee_eps_x_, p), bp);
+      if (!std::isfinite(val)) {
+        infeasible = true;
+        return;
+      }
+      e += val;
+    }
+  });
+  return infeasible ? kInf : e;
 }
 
 double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) const {
@@ -451,15 +617,10 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   double e = 0.0;
   // Obstacle points have no unknowns: the Hessian is projected on the block of the others
   // (pair_potential.hpp), which for a cloth point on an obstacle triangle is 3x3.
-  auto fixed_mask = [&](const int* v) {
+  auto fixed_mask = [&](const int* v, int n) {
     unsigned m = 0;
-    for (int a = 0; a < 4; ++a) m |= fixed_[v[a]] ? 1u << a : 0u;
+    for (int a = 0; a < n; ++a) m |= fixed_[v[a]] ? 1u << a : 0u;
     return m;
-  };
-  auto emit = [&](const LocalEnergy<12>& le, const int* v) {
-    if (!le.active) return;
-    ++timers_.barrier_active;
-    emit_dynamic(v, le.gradient.data(), le.hessian.data(), sink);
   };
   // Most proximity pairs lie beyond the support (drape_default: 5K of 33K active): the
   // cached squared distance decides that with the potentials' own test, before a 12 x 12
@@ -467,34 +628,29 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   auto beyond = [&](const PairDistance& pd) {
     return pd.d2 - bp.xi * bp.xi >= offset_barrier_threshold(bp.xi, bp.dhat);
   };
-  for (const auto& p : proximity_.pt) {
-    const Tri& t = surface_.triangles[p.t];
-    bp.xi = pt_xi(p.v, p.t);
-    const PairDistance& pd = dist[k++];
-    if (beyond(pd)) continue;
-    const int v[4] = {p.v, t[0], t[1], t[2]};
-    bp.fixed_points = fixed_mask(v);
-    const LocalEnergy<12> le =
-        point_triangle_barrier(x[p.v], x[t[0]], x[t[1]], x[t[2]], PointTriangleType(pd.type), bp);
-    if (!le.feasible) return kInf;
-    e += le.value;
-    emit(le, v);
-  }
-  for (const auto& p : proximity_.ee) {
-    const Edge& a = surface_.edges[p.ea];
-    const Edge& b = surface_.edges[p.eb];
-    bp.xi = ee_xi(p.ea, p.eb);
-    const PairDistance& pd = dist[k++];
-    if (beyond(pd)) continue;
-    const int v[4] = {a[0], a[1], b[0], b[1]};
-    bp.fixed_points = fixed_mask(v);
-    const LocalEnergy<12> le = edge_edge_barrier(x[a[0]], x[a[1]], x[b[0]], x[b[1]], EdgeEdgeType(pd.type),
-                                                 1e-3 * ee_eps_x_[p.ea] * ee_eps_x_[p.eb], bp);
-    if (!le.feasible) return kInf;
-    e += le.value;
-    emit(le, v);
-  }
-  return e;
+  bool infeasible = false;
+  for_each_pair_kind([&](auto kind) {
+    WEFT_PAIR_KIND(kind);
+    if (infeasible) return;
+    for (const auto& p : proximity_.get<K>()) {
+      bp.xi = pair_xi<K>(surface_, p);
+      const PairDistance& pd = dist[k++];
+      if (beyond(pd)) continue;
+      int v[P::N];
+      P::stencil(surface_, p, v);
+      bp.fixed_points = fixed_mask(v, P::N);
+      const auto le = P::barrier(x, v, typename P::Type(pd.type), mollifier_eps<K>(ee_eps_x_, p), bp);
+      if (!le.feasible) {
+        infeasible = true;
+        return;
+      }
+      e += le.value;
+      if (!le.active) continue;
+      ++timers_.barrier_active;
+      emit_dynamic<P::N>(v, P::N, le.gradient.data(), le.hessian.data(), sink);
+    }
+  });
+  return infeasible ? kInf : e;
 }
 
 void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
@@ -509,40 +665,34 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   // kinematic vertex has no rows or columns, so a point on an obstacle adds nothing.
   out.clear();
   const double reach = (1.0 + (reach_dhat < 0 ? kCouplingReach : reach_dhat)) * params_.dhat;
-  auto add = [&](const int* v) {
+  auto add = [&](const int* v, int nv) {
     int dyn[4], n = 0;
-    for (int a = 0; a < 4; ++a)
+    for (int a = 0; a < nv; ++a)
       if (!fixed_[v[a]]) dyn[n++] = v[a];
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b)
         if (dyn[a] != dyn[b]) out.emplace_back(dyn[a], dyn[b]);
   };
-  auto dynamic_count = [&](const int* v) {
+  auto dynamic_count = [&](const int* v, int nv) {
     int n = 0;
-    for (int a = 0; a < 4; ++a) n += !fixed_[v[a]];
+    for (int a = 0; a < nv; ++a) n += !fixed_[v[a]];
     return n;
   };
   const std::vector<PairDistance>& dist = proximity_distances(x);
   size_t k = 0;
-  for (const auto& p : proximity_.pt) {
-    const Tri& t = surface_.triangles[p.t];
-    const int v[4] = {p.v, t[0], t[1], t[2]};
-    const double d2 = dist[k++].d2;
-    if (dynamic_count(v) < 2) continue;
-    const double xi = pt_xi(p.v, p.t);
-    if (d2 - xi * xi < offset_barrier_threshold(xi, reach)) add(v);
-  }
-  for (const auto& p : proximity_.ee) {
-    const Edge& a = surface_.edges[p.ea];
-    const Edge& b = surface_.edges[p.eb];
-    const int v[4] = {a[0], a[1], b[0], b[1]};
-    const double d2 = dist[k++].d2;
-    if (dynamic_count(v) < 2) continue;
-    const double xi = ee_xi(p.ea, p.eb);
-    if (d2 - xi * xi < offset_barrier_threshold(xi, reach)) add(v);
-  }
+  for_each_pair_kind([&](auto kind) {
+    WEFT_PAIR_KIND(kind);
+    for (const auto& p : proximity_.get<K>()) {
+      int v[P::N];
+      P::stencil(surface_, p, v);
+      const double d2 = dist[k++].d2;
+      if (dynamic_count(v, P::N) < 2) continue;
+      const double xi = pair_xi<K>(surface_, p);
+      if (d2 - xi * xi < offset_barrier_threshold(xi, reach)) add(v, P::N);
+    }
+  });
   // Friction pairs keep their stencil for the whole lagged solve.
-  for (const auto& f : friction_) add(f.ids);
+  for (const auto& f : friction_) add(f.ids, f.nv);
   // Sorted and unique: a counting sort on the row, then each row's few columns (the
   // couplings of a crowded stack run to millions before deduplication).
   const size_t nv = surface_.vertex_offset.size(), n = out.size();  // vertex count
@@ -570,8 +720,10 @@ double ContactModel::min_gap(const std::vector<Vec3>& x) const {
   double g = kInf;
   const std::vector<PairDistance>& dist = proximity_distances(x);
   size_t k = 0;
-  for (const auto& p : proximity_.pt) g = std::min(g, std::sqrt(dist[k++].d2) - pt_xi(p.v, p.t));
-  for (const auto& p : proximity_.ee) g = std::min(g, std::sqrt(dist[k++].d2) - ee_xi(p.ea, p.eb));
+  for_each_pair_kind([&](auto kind) {
+    constexpr PairKind K = decltype(kind)::value;
+    for (const auto& p : proximity_.get<K>()) g = std::min(g, std::sqrt(dist[k++].d2) - pair_xi<K>(surface_, p));
+  });
   return g;
 }
 
@@ -580,23 +732,17 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
   double t_max = 1.0;
   long n = 0;
   AccdParams ap = params_.accd;
-  for (const auto& p : swept_.pt) {
-    const Tri& t = surface_.triangles[p.t];
-    ap.t_max = t_max;  // only an earlier impact can lower the bound
-    const CcdResult r = point_triangle_accd(x[p.v], x[t[0]], x[t[1]], x[t[2]], dx[p.v], dx[t[0]], dx[t[1]],
-                                            dx[t[2]], pt_xi(p.v, p.t), ap);
-    ++n;
-    if (r.hit) t_max = std::min(t_max, r.toi);
-  }
-  for (const auto& p : swept_.ee) {
-    const Edge& a = surface_.edges[p.ea];
-    const Edge& b = surface_.edges[p.eb];
-    ap.t_max = t_max;
-    const CcdResult r = edge_edge_accd(x[a[0]], x[a[1]], x[b[0]], x[b[1]], dx[a[0]], dx[a[1]], dx[b[0]], dx[b[1]],
-                                       ee_xi(p.ea, p.eb), ap);
-    ++n;
-    if (r.hit) t_max = std::min(t_max, r.toi);
-  }
+  for_each_pair_kind([&](auto kind) {
+    WEFT_PAIR_KIND(kind);
+    for (const auto& p : swept_.get<K>()) {
+      int v[P::N];
+      P::stencil(surface_, p, v);
+      ap.t_max = t_max;  // only an earlier impact can lower the bound
+      const CcdResult r = P::accd(x, dx, v, pair_xi<K>(surface_, p), ap);
+      ++n;
+      if (r.hit) t_max = std::min(t_max, r.toi);
+    }
+  });
   if (queries) *queries += n;
   timers_.ccd_queries += n;
   return t_max;
@@ -611,35 +757,29 @@ void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Ve
     // Per-object coefficients combine as the geometric mean (0 if either is frictionless).
     return std::sqrt(std::max(0.0, object_friction_[obj_a]) * std::max(0.0, object_friction_[obj_b]));
   };
-  for (const auto& p : proximity_.pt) {
-    const Tri& t = surface_.triangles[p.t];
-    const double mu = mu_of(surface_.vertex_object[p.v], surface_.triangle_object[p.t]);
-    if (mu <= 0) continue;
-    const double d2 = point_triangle_distance_sq(x[p.v], x[t[0]], x[t[1]], x[t[2]]);
-    const double lambda = barrier_force_magnitude(d2, pt_xi(p.v, p.t), dhat, kappa);
-    if (!(lambda > 0) || !std::isfinite(lambda)) continue;
-    FrictionPair f;
-    f.nv = 4;
-    f.ids[0] = p.v, f.ids[1] = t[0], f.ids[2] = t[1], f.ids[3] = t[2];
-    f.T = point_triangle_friction_operator(x[p.v], x[t[0]], x[t[1]], x[t[2]]);
-    f.mu_lambda = mu * lambda;
-    friction_.push_back(f);
-  }
-  for (const auto& p : proximity_.ee) {
-    const Edge& a = surface_.edges[p.ea];
-    const Edge& b = surface_.edges[p.eb];
-    const double mu = mu_of(surface_.edge_object[p.ea], surface_.edge_object[p.eb]);
-    if (mu <= 0) continue;
-    const double d2 = edge_edge_distance_sq(x[a[0]], x[a[1]], x[b[0]], x[b[1]]);
-    const double lambda = barrier_force_magnitude(d2, ee_xi(p.ea, p.eb), dhat, kappa);
-    if (!(lambda > 0) || !std::isfinite(lambda)) continue;
-    FrictionPair f;
-    f.nv = 4;
-    f.ids[0] = a[0], f.ids[1] = a[1], f.ids[2] = b[0], f.ids[3] = b[1];
-    f.T = edge_edge_friction_operator(x[a[0]], x[a[1]], x[b[0]], x[b[1]]);
-    f.mu_lambda = mu * lambda;
-    friction_.push_back(f);
-  }
+  for_each_pair_kind([&](auto kind) {
+    WEFT_PAIR_KIND(kind);
+    for (const auto& p : proximity_.get<K>()) {
+      const double mu = mu_of(side_object(surface_, P::A, P::a(p)), side_object(surface_, P::B, P::b(p)));
+      if (mu <= 0) continue;
+      int v[P::N];
+      P::stencil(surface_, p, v);
+      const double d2 = P::d2(x, v);
+      const double lambda = barrier_force_magnitude(d2, pair_xi<K>(surface_, p), dhat, kappa);
+      if (!(lambda > 0) || !std::isfinite(lambda)) continue;
+      FrictionPair f;
+      f.nv = P::N;
+      for (int a = 0; a < 4; ++a) f.ids[a] = a < P::N ? v[a] : -1;
+      if constexpr (P::N == 4) {
+        f.T = P::friction(x, v);
+      } else {
+        f.T.setZero();
+        f.T.template topRows<3 * P::N>() = P::friction(x, v);
+      }
+      f.mu_lambda = mu * lambda;
+      friction_.push_back(f);
+    }
+  });
 }
 
 std::vector<int> ContactModel::friction_vertices() const {
@@ -657,8 +797,8 @@ double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
   for (const auto& f : friction_) {
-    Vec12 dx;
-    for (int a = 0; a < 4; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
+    Vec12 dx = Vec12::Zero();  // (rows past the stencil stay 0, as do those of T)
+    for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
     const Vec2 u = f.T.transpose() * dx;
     e += f.mu_lambda * friction_f0(u.norm(), eps);
   }
@@ -671,11 +811,11 @@ double ContactModel::assemble_friction(const std::vector<Vec3>& x, const Contact
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
   for (const auto& f : friction_) {
-    Vec12 dx;
-    for (int a = 0; a < 4; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
+    Vec12 dx = Vec12::Zero();
+    for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
     const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
     e += le.value;
-    emit_dynamic(f.ids, le.gradient.data(), le.hessian.data(), sink);
+    emit_dynamic<4>(f.ids, f.nv, le.gradient.data(), le.hessian.data(), sink);
   }
   return e;
 }

@@ -3,8 +3,10 @@
 // 2 xi dhat + dhat^2) (eq. 12), lagged smoothed friction (IPC), and the ACCD step bound.
 // PETSc-free: element blocks go to a sink with global vertex ids; the caller assembles
 // and reduces. Positions are full (every vertex, solver order); each pair is owned by the
-// rank that owns its point (PT) or its first edge's first vertex (EE), so summing over
-// ranks counts every pair exactly once.
+// rank that owns its point (PT, PE), its first edge's first vertex (EE) or its smaller
+// point (PP), so summing over ranks counts every pair exactly once. The four pair kinds
+// (candidates.hpp) run through one generic body per operation (contact_model.cpp,
+// PairTraits): distance type and squared distance, offset barrier, lagged friction, ACCD.
 #pragma once
 #include <functional>
 #include <limits>
@@ -95,7 +97,7 @@ class ContactModel {
   double friction_energy(const std::vector<Vec3>& x) const;
   double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
 
-  size_t num_candidates() const { return proximity_.pt.size() + proximity_.ee.size(); }
+  size_t num_candidates() const { return proximity_.size(); }
   const Candidates& proximity_set() const { return proximity_; }
   const Candidates& swept_set() const { return swept_; }
   size_t num_friction_pairs() const { return friction_.size(); }
@@ -106,20 +108,20 @@ class ContactModel {
   ContactTimers& timers() const { return timers_; }
 
  private:
-  double pt_xi(int v, int t) const { return 0.5 * (surface_.vertex_offset[v] + surface_.triangle_offset[t]); }
-  double ee_xi(int a, int b) const { return 0.5 * (surface_.edge_offset[a] + surface_.edge_offset[b]); }
   double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const;
   bool all_kinematic(const int* v, int n) const;
-  // sink() on the dynamic vertices of the 4-vertex block (g, H column-major 12 x 12): the
-  // rows, columns and gradient entries of kinematic vertices are dropped here rather than
-  // by the sink (the same values reach the matrix, far cheaper to insert for a pair with an
+  // sink() on the dynamic vertices among the first nv <= N of an N-vertex block (g, H
+  // column-major 3N x 3N): the rows, columns and gradient entries of kinematic vertices
+  // (and of vertices past nv, a padded friction stencil) are dropped here rather than by
+  // the sink (the same values reach the matrix, far cheaper to insert for a pair with an
   // obstacle: one 3 x 3 block instead of sixteen).
-  void emit_dynamic(const int* v, const double* g, const double* H, const ContactSink& sink) const;
+  template <int N>
+  void emit_dynamic(const int* v, int nv, const double* g, const double* H, const ContactSink& sink) const;
   // update_proximity's fast path (see there); false when x is not covered by the last
   // swept boxes.
   bool proximity_from_swept(const std::vector<Vec3>& x);
   // Distance type and squared distance (by that type) of every proximity pair at x (pt
-  // pairs, then ee): min_gap, active_couplings and assemble_barrier see the same x in turn
+  // pairs, then ee, pe, pp): min_gap, active_couplings and assemble_barrier see the same x in turn
   // (the accepted iterate), so they classify each pair once. Recomputed when the proximity
   // set or any position changed since.
   struct PairDistance {
@@ -129,9 +131,9 @@ class ContactModel {
   const std::vector<PairDistance>& proximity_distances(const std::vector<Vec3>& x) const;
 
   struct FrictionPair {
-    int nv;
+    int nv;                          // 4 (PT, EE), 3 (PE) or 2 (PP)
     int ids[4];
-    Eigen::Matrix<double, 12, 2> T;  // tangent operator, padded to 12 rows
+    Eigen::Matrix<double, 12, 2> T;  // tangent operator, padded to 12 rows (zero past 3 nv)
     double mu_lambda;
   };
 

@@ -202,8 +202,12 @@ LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const Barrier
 }
 
 LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, const BarrierParams& bp) {
+  return point_edge_barrier(p, e0, e1, classify_point_edge(p, e0, e1), bp);
+}
+
+LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeType t,
+                                  const BarrierParams& bp) {
   LocalEnergy<9> out;
-  const PointEdgeType t = classify_point_edge(p, e0, e1);
   const double d2 = point_edge_distance_sq(p, e0, e1, t);
   if (energy_of(d2, bp) == 0.0) return out;
   if (assemble<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), point_edge_distance_sq_hessian(p, e0, e1, t), bp,

@@ -9,7 +9,9 @@
 namespace weft {
 
 CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std::vector<int>& triangle_object,
-                                         const std::vector<double>& object_offset, int num_vertices) {
+                                         const std::vector<double>& object_offset, int num_vertices,
+                                         const std::vector<Edge>& segments, const std::vector<int>& segment_object,
+                                         const std::vector<int>& points, const std::vector<int>& point_object) {
   const int nt = static_cast<int>(tris.size());
   if (num_vertices < 0) throw InputError("collision surface: negative vertex count");
   if (triangle_object.size() != tris.size())
@@ -30,6 +32,30 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
                          std::to_string(tris[t][k]) + ", expected 0.." + std::to_string(num_vertices - 1));
   }
 
+  if (segment_object.size() != segments.size())
+    throw InputError("collision surface: " + std::to_string(segments.size()) + " segments but " +
+                     std::to_string(segment_object.size()) + " segment object ids");
+  if (point_object.size() != points.size())
+    throw InputError("collision surface: " + std::to_string(points.size()) + " points but " +
+                     std::to_string(point_object.size()) + " point object ids");
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (segment_object[i] < 0 || segment_object[i] >= no)
+      throw InputError("collision surface: segment " + std::to_string(i) + " has object " +
+                       std::to_string(segment_object[i]) + ", expected 0.." + std::to_string(no - 1));
+    for (int k = 0; k < 2; ++k)
+      if (segments[i][k] < 0 || segments[i][k] >= num_vertices)
+        throw InputError("collision surface: segment " + std::to_string(i) + " has vertex " +
+                         std::to_string(segments[i][k]) + ", expected 0.." + std::to_string(num_vertices - 1));
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (point_object[i] < 0 || point_object[i] >= no)
+      throw InputError("collision surface: point " + std::to_string(i) + " has object " +
+                       std::to_string(point_object[i]) + ", expected 0.." + std::to_string(no - 1));
+    if (points[i] < 0 || points[i] >= num_vertices)
+      throw InputError("collision surface: point " + std::to_string(i) + " is vertex " + std::to_string(points[i]) +
+                       ", expected 0.." + std::to_string(num_vertices - 1));
+  }
+
   CollisionSurface s;
   s.triangles = tris;
   s.triangle_object = triangle_object;
@@ -47,8 +73,6 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
         s.vertex_offset[v] = object_offset[triangle_object[t]];
       }
     }
-  for (int v = 0; v < num_vertices; ++v)
-    if (s.vertex_object[v] >= 0) s.vertices.push_back(v);
 
   // Edges: bucket the 3 T half-edges by their smaller vertex (counting sort), then sort each
   // (small) bucket by (larger vertex, triangle) and keep the first of each run: linear,
@@ -81,6 +105,59 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
       s.edge_object.push_back(triangle_object[it->t]);
       s.edge_offset.push_back(object_offset[triangle_object[it->t]]);
     }
+  }
+  s.num_triangle_edges = static_cast<int>(s.edges.size());
+
+  // Segments: normalised to a < b, sorted by (a, b, input index); the first of each run is
+  // kept unless it is a triangle edge (those are in `edges` already, sorted: binary search).
+  std::vector<char> codim(num_vertices, 0);
+  {
+    struct Seg {
+      int a, b, i;
+    };
+    std::vector<Seg> segs;
+    segs.reserve(segments.size());
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const int a = segments[i][0], b = segments[i][1];
+      if (a != b) segs.push_back({std::min(a, b), std::max(a, b), static_cast<int>(i)});
+    }
+    std::sort(segs.begin(), segs.end(), [](const Seg& x, const Seg& y) {
+      return x.a < y.a || (x.a == y.a && (x.b < y.b || (x.b == y.b && x.i < y.i)));
+    });
+    for (size_t k = 0; k < segs.size(); ++k) {
+      const Seg& g = segs[k];
+      if (k > 0 && segs[k - 1].a == g.a && segs[k - 1].b == g.b) continue;
+      const Edge e{g.a, g.b};
+      if (std::binary_search(s.edges.begin(), s.edges.begin() + s.num_triangle_edges, e)) continue;
+      s.edges.push_back(e);
+      s.edge_object.push_back(segment_object[g.i]);
+      s.edge_offset.push_back(object_offset[segment_object[g.i]]);
+      codim[g.a] = codim[g.b] = 1;
+    }
+    // A vertex on no triangle takes the object of the first segment (input order) on it.
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const int a = segments[i][0], b = segments[i][1];
+      if (a == b) continue;
+      for (int v : {a, b})
+        if (s.vertex_object[v] < 0 && codim[v]) {
+          s.vertex_object[v] = segment_object[i];
+          s.vertex_offset[v] = object_offset[segment_object[i]];
+        }
+    }
+  }
+  // Isolated points: vertices on no triangle or segment, first occurrence.
+  for (size_t i = 0; i < points.size(); ++i) {
+    const int v = points[i];
+    if (s.vertex_object[v] >= 0) continue;
+    s.vertex_object[v] = point_object[i];
+    s.vertex_offset[v] = object_offset[point_object[i]];
+    codim[v] = 2;
+  }
+  for (int v = 0; v < num_vertices; ++v) {
+    if (s.vertex_object[v] < 0) continue;
+    s.vertices.push_back(v);
+    if (codim[v]) s.codim_vertices.push_back(v);
+    if (codim[v] == 2) s.points.push_back(v);
   }
   return s;
 }

@@ -1,15 +1,20 @@
 // The collision surface: the primitives the contact broad phase pairs up (DESIGN.md, data
-// flow 2b). Triangles come from shells, volume / rigid surfaces and obstacles; the edges are
-// every triangle edge (codimensional segments are appended later); the points are every
-// vertex on a triangle or an edge. Each primitive carries its object's thickness offset xi;
-// a pair uses (xi_i + xi_j) / 2 (C-IPC Sec. 5.1).
+// flow 2b; C-IPC Sec. 3). Triangles come from shells, volume / rigid surfaces and
+// obstacles; codimensional segments from rods (edges on no triangle); isolated points from
+// particles (vertices on no triangle or segment). The edges are every triangle edge
+// followed by the segments; the points are every vertex on a triangle, a segment or an
+// isolated point. Each primitive carries its object's thickness offset xi; a pair uses
+// (xi_i + xi_j) / 2 (C-IPC Sec. 5.1).
 //
 // Indexing:
 //  * triangles / edges: the arrays triangle_* and edge_* run parallel to `triangles` /
-//    `edges` (a candidate's t / ea / eb index them);
+//    `edges` (a candidate's t / ea / eb / e index them). edges[0, num_triangle_edges) are
+//    the triangle edges, edges[num_triangle_edges, edges.size()) the segments;
 //  * points: identified by their vertex id, so vertex_offset and vertex_object are indexed
 //    by VERTEX ID and sized num_vertices; vertices not on the surface have object -1 and
-//    offset 0. `vertices` lists the surface vertex ids, ascending.
+//    offset 0. `vertices` lists the surface vertex ids, ascending; `codim_vertices` the
+//    rod nodes and particles (vertices on a segment, and isolated points), ascending;
+//    `points` the isolated points (particles), ascending.
 #pragma once
 #include <vector>
 
@@ -19,27 +24,47 @@ namespace weft {
 
 struct CollisionSurface {
   std::vector<Tri> triangles;
-  // Unique undirected edges {a, b}, a < b, sorted lexicographically: every edge of a
-  // (non-degenerate) triangle (plus codimensional segments later).
+  // Unique undirected edges {a, b}, a < b: first every edge of a (non-degenerate) triangle,
+  // sorted lexicographically; then the codimensional segments (edges on no triangle),
+  // sorted lexicographically.
   std::vector<Edge> edges;
-  // Every vertex on a triangle or an edge, ascending.
+  int num_triangle_edges = 0;
+  // Every vertex on a triangle, a segment or an isolated point, ascending.
   std::vector<int> vertices;
+  // Vertices on a segment or isolated (the point side of point-edge pairs), ascending.
+  std::vector<int> codim_vertices;
+  // Isolated points (on no triangle or segment), ascending.
+  std::vector<int> points;
   // xi of each primitive, from its object (vertex_offset per vertex id, see above).
   std::vector<double> vertex_offset, edge_offset, triangle_offset;
-  // Object of each primitive: a triangle's is given; an edge or a vertex takes the object of
-  // the lowest-numbered triangle that contains it (objects do not share vertices, so this
-  // only fixes the order-independence of malformed input).
+  // Object of each primitive: a triangle's, a segment's and an isolated point's are given;
+  // a triangle edge takes the object of the lowest-numbered triangle that contains it; a
+  // vertex that of the lowest-numbered triangle containing it, else of the first segment
+  // (in input order) containing it, else its isolated point's (objects do not share
+  // vertices, so this only fixes the order-independence of malformed input).
   std::vector<int> vertex_object, edge_object, triangle_object;
 
   int num_vertices() const { return static_cast<int>(vertex_offset.size()); }
+  int num_segments() const { return static_cast<int>(edges.size()) - num_triangle_edges; }
+  bool is_segment(int e) const { return e >= num_triangle_edges; }
 };
 
 // Builds the surface of `tris` (vertex ids in [0, num_vertices)), triangle t belonging to
-// object triangle_object[t] whose offset is object_offset[triangle_object[t]]. Output is
-// deterministic (a function of the input arrays only). Linear time.
+// object triangle_object[t] whose offset is object_offset[triangle_object[t]]; plus the
+// codimensional `segments` (segment i of object segment_object[i]) and isolated `points`
+// (vertex ids, point i of object point_object[i]).
+//  * a segment that is also a triangle edge, or repeats an earlier segment, is dropped (the
+//    first occurrence keeps its object); a segment {a, a} is dropped;
+//  * a point on a triangle or a segment, or repeating an earlier point, is dropped.
+// Output is deterministic (a function of the input arrays only). Linear time in the
+// triangles and points, S log S in the segments.
 // Throws InputError on a vertex id or object id out of range, a size mismatch, or a
 // negative / non-finite offset.
 CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std::vector<int>& triangle_object,
-                                         const std::vector<double>& object_offset, int num_vertices);
+                                         const std::vector<double>& object_offset, int num_vertices,
+                                         const std::vector<Edge>& segments = {},
+                                         const std::vector<int>& segment_object = {},
+                                         const std::vector<int>& points = {},
+                                         const std::vector<int>& point_object = {});
 
 }  // namespace weft

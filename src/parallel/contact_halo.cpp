@@ -29,6 +29,8 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   auto mine = [&](int v) { return v >= lo && v < hi; };
   for (int v : surface_.vertices)
     if (mine(v)) own_points_.push_back(v);
+  for (int v : surface_.points)
+    if (mine(v)) own_particles_.push_back(v);
   std::vector<int> support;
   for (size_t e = 0; e < surface_.edges.size(); ++e) {
     const Edge& ed = surface_.edges[e];
@@ -231,7 +233,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
                  MPI_DOUBLE, comm_);
   stats_.boxes = static_cast<long>(all_boxes_.size());
 
-  // C. own triangles and edges (grown by the same rule, no margin needed on this side)
+  // C. own triangles, edges and particles (grown by the same rule, no margin needed on this side)
   // against each other rank's boxes, run by run: a run box first, then its primitives
   // against the few boxes that run box meets.
   struct Prim {
@@ -240,9 +242,10 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
     double xi;
   };
   std::vector<Prim> prims;
-  prims.reserve(own_triangles_.size() + own_edges_.size());
+  prims.reserve(own_triangles_.size() + own_edges_.size() + own_particles_.size());
   for (int t : own_triangles_) prims.push_back({surface_.triangles[t].data(), 3, surface_.triangle_offset[t]});
   for (int e : own_edges_) prims.push_back({surface_.edges[e].data(), 2, surface_.edge_offset[e]});
+  for (const int& v : own_particles_) prims.push_back({&v, 1, surface_.vertex_offset[v]});
   std::vector<Box> pbox(prims.size());
   for (size_t i = 0; i < prims.size(); ++i) pbox[i] = grown(prims[i].v, prims[i].n, prims[i].xi);
   const size_t len = run_length(prims.size());

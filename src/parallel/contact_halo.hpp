@@ -3,11 +3,12 @@
 // no others, so the broad phase, barrier, friction and CCD run on a rank's share of the
 // pairs without an all-gather of the whole surface.
 //
-// Who owns what (the same rules as ContactModel's pair ownership):
-//  * a point is owned by the owner of its vertex; an edge {a, b} (a < b) by the owner of a;
-//    a triangle by the owner of its first vertex. A rank's pairs are the PT pairs of its
-//    points and the EE pairs whose first edge it owns, so only TRIANGLES and EDGES are ever
-//    needed as a partner from another rank.
+// Who owns what (the same rules as ContactModel's pair ownership, candidates.hpp):
+//  * a point is owned by the owner of its vertex; an edge {a, b} (a < b) by the owner of a
+//    (segments included); a triangle by the owner of its first vertex. A rank's pairs are
+//    the PT and PE pairs of its points, the EE pairs whose first edge it owns and the PP
+//    pairs whose smaller particle it owns, so only TRIANGLES, EDGES (PT / EE / PE partners)
+//    and PARTICLES (PP partners) are ever needed as a partner from another rank.
 //
 // One exchange, for positions x (proximity) or x swept to x + p (CCD):
 //  A. fixed part: every rank receives the vertices of its own edges and triangles that
@@ -16,12 +17,12 @@
 //  B. each rank cuts its own points and edges into runs of consecutive ids and sends the
 //     runs' boxes, grown like the broad phase grows them (by (inflation + xi) / 2), to all
 //     ranks (MPI_Allgatherv of a few thousand boxes at most);
-//  C. each rank sends every one of its own triangles and edges whose grown box overlaps a
-//     box of rank r to r (ids and coordinates, MPI_Alltoallv).
+//  C. each rank sends every one of its own triangles, edges and particles whose grown box
+//     overlaps a box of rank r to r (ids and coordinates, MPI_Alltoallv).
 // Why this is complete: the broad phase reports a pair iff the two grown boxes overlap.
-// If rank r owns the point / first edge of a reported pair, that primitive's grown box
-// lies in one of r's run boxes, so the partner's grown box overlaps that run box and the
-// partner's owner sent it in C. Boxes are compared with a small extra margin, so rounding
+// If rank r owns the point / first edge / smaller particle of a reported pair, that
+// primitive's grown box lies in one of r's run boxes (particles and rod nodes are points),
+// so the partner's grown box overlaps that run box and the partner's owner sent it in C. Boxes are compared with a small extra margin, so rounding
 // can only send more, never less.
 //
 // The result is a full-length array (solver order) with every vertex this rank may need and
@@ -96,6 +97,7 @@ class ContactHalo {
   int rank_ = 0, ranks_ = 1;
   double inflation_ = 0.0;
   std::vector<int> own_points_, own_edges_, own_triangles_;  // this rank's primitives
+  std::vector<int> own_particles_;  // this rank's isolated points (PP partners)
   std::vector<int> support_;   // non-owned vertices of own edges / triangles (part A)
   std::vector<int> kept_;      // friction stencils
   Pattern fixed_;

@@ -24,12 +24,17 @@ using weft::Vec3;
 struct Setup {
   std::vector<weft::Tri> tris;
   std::vector<int> tri_object;
+  std::vector<weft::Edge> segs;  // rods (codim scenes)
+  std::vector<int> seg_object, points, point_object;  // particles (codim scenes)
   std::vector<Vec3> x, p;
 };
 
 // Two jittered cloth squares 0.5 mm apart (the upper one turned 30 degrees), a sphere just
 // below them and a far sphere: close pairs across objects and objects no rank should need.
-Setup make_setup(bool scatter) {
+// codim: plus rods (object 4: 8 polylines of 40 segments along x, 1.5 mm above the upper
+// cloth) and particles (object 5: a 14 x 3 x 14 lattice of 2.5 mm pitch just above the
+// rods), so that every pair kind (PT, EE, PE, PP) crosses the partition.
+Setup make_setup(bool scatter, bool codim = false) {
   Setup s;
   auto add = [&](const weft::TriMesh& m, const Vec3& shift, double turn_deg, int obj) {
     const int base = static_cast<int>(s.x.size());
@@ -44,6 +49,19 @@ Setup make_setup(bool scatter) {
   add(weft::make_grid(1.0, 1.0, 20, 20, 0.3, 2), Vec3(0.1, 5e-4, 0), 30, 1);
   add(weft::make_sphere(0.2, 2), Vec3(0, -0.2 - 3e-4, 0.1), 0, 2);
   add(weft::make_sphere(0.2, 2), Vec3(5, 5, 5), 0, 3);
+  if (codim) {
+    for (int r = 0; r < 8; ++r) {
+      const int base = static_cast<int>(s.x.size());
+      for (int i = 0; i <= 40; ++i) s.x.push_back(Vec3(-0.02 + 1e-3 * i, 2e-3, -0.012 + 3e-3 * r));
+      for (int i = 0; i < 40; ++i) s.segs.push_back({base + i, base + i + 1}), s.seg_object.push_back(4);
+    }
+    for (int i = 0; i < 14; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 14; ++k) {
+          s.points.push_back(static_cast<int>(s.x.size())), s.point_object.push_back(5);
+          s.x.push_back(Vec3(-0.016 + 2.5e-3 * i, 3.6e-3 + 2.5e-3 * j, -0.016 + 2.5e-3 * k));
+        }
+  }
   const int nv = static_cast<int>(s.x.size());
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -59,6 +77,9 @@ Setup make_setup(bool scatter) {
     s.x = x, s.p = p;
     for (weft::Tri& t : s.tris)
       for (int& v : t) v = perm[v];
+    for (weft::Edge& e : s.segs)
+      for (int& v : e) v = perm[v];
+    for (int& v : s.points) v = perm[v];
   }
   return s;
 }
@@ -66,18 +87,30 @@ Setup make_setup(bool scatter) {
 void expect_same(const weft::Candidates& a, const weft::Candidates& b, const char* what) {
   ASSERT_EQ(a.pt.size(), b.pt.size()) << what;
   ASSERT_EQ(a.ee.size(), b.ee.size()) << what;
+  ASSERT_EQ(a.pe.size(), b.pe.size()) << what;
+  ASSERT_EQ(a.pp.size(), b.pp.size()) << what;
   for (size_t i = 0; i < a.pt.size(); ++i) ASSERT_EQ(a.pt[i], b.pt[i]) << what;
   for (size_t i = 0; i < a.ee.size(); ++i) ASSERT_EQ(a.ee[i], b.ee[i]) << what;
+  for (size_t i = 0; i < a.pe.size(); ++i) ASSERT_EQ(a.pe[i], b.pe[i]) << what;
+  for (size_t i = 0; i < a.pp.size(); ++i) ASSERT_EQ(a.pp[i], b.pp[i]) << what;
 }
 
-void check_layout(bool scatter) {
+// Pairs of each kind summed over ranks (each pair is kept by exactly one rank).
+std::vector<long> global_counts(const weft::Candidates& c) {
+  std::vector<long> n = {long(c.pt.size()), long(c.ee.size()), long(c.pe.size()), long(c.pp.size())}, t(4);
+  MPI_Allreduce(n.data(), t.data(), 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return t;
+}
+
+void check_layout(bool scatter, bool codim = false) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const Setup s = make_setup(scatter);
+  const Setup s = make_setup(scatter, codim);
   const int nv = static_cast<int>(s.x.size());
-  const std::vector<double> offsets = {0.0, 2e-4, 1e-3, 0.0};
-  const weft::CollisionSurface surf = weft::build_collision_surface(s.tris, s.tri_object, offsets, nv);
+  const std::vector<double> offsets = {0.0, 2e-4, 1e-3, 0.0, 1e-3, 2e-3};
+  const weft::CollisionSurface surf = weft::build_collision_surface(s.tris, s.tri_object, offsets, nv, s.segs,
+                                                                    s.seg_object, s.points, s.point_object);
   std::vector<int> range(ranks + 1);
   for (int r = 0; r <= ranks; ++r) range[r] = static_cast<int>(static_cast<long>(nv) * r / ranks);
   const int lo = range[rank], hi = range[rank + 1];
@@ -107,12 +140,24 @@ void check_layout(bool scatter) {
   bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "proximity");
-  long pairs = static_cast<long>(full.pt.size() + full.ee.size()), total = 0;
+  long pairs = static_cast<long>(full.size()), total = 0;
   MPI_Allreduce(&pairs, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_GT(total, 100) << "the scene must have close pairs to test anything";
+  if (codim) {
+    // Every kind is there, and the counts are those of one rank holding everything.
+    weft::BroadPhase one;
+    weft::Candidates all;
+    one.find_proximity(surf, s.x, dhat, nullptr, nullptr, nullptr, all);
+    const std::vector<long> n = global_counts(full);
+    EXPECT_EQ(n, (std::vector<long>{long(all.pt.size()), long(all.ee.size()), long(all.pe.size()),
+                                     long(all.pp.size())}));
+    for (int k = 0; k < 4; ++k) EXPECT_GT(n[k], 20) << "pair kind " << k;
+  }
   // Locality: with a partition-like numbering nobody needs the far sphere's vertices
   // (it is the last object, owned by the last rank).
-  if (!scatter && ranks > 1 && rank == 0) EXPECT_LT(known, nv - 162) << "the halo sent the far sphere";
+  if (!codim && !scatter && ranks > 1 && rank == 0) {
+    EXPECT_LT(known, nv - 162) << "the halo sent the far sphere";
+  }
 
   // Swept over [x, x + p]: x and p both arrive, with the same pairs as from everything.
   halo.exchange(x_owned.data(), p_owned.data(), xf, &pf);
@@ -124,6 +169,13 @@ void check_layout(bool scatter) {
   bp.find_swept(surf, s.x, s.p, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "swept");
+  if (codim) {
+    weft::BroadPhase one;
+    weft::Candidates all;
+    one.find_swept(surf, s.x, s.p, dhat, nullptr, nullptr, nullptr, all);
+    EXPECT_EQ(global_counts(full), (std::vector<long>{long(all.pt.size()), long(all.ee.size()), long(all.pe.size()),
+                                                       long(all.pp.size())}));
+  }
 
   // A proximity exchange after a swept one leaves no stale vertex behind.
   halo.exchange(x_owned.data(), nullptr, xf, nullptr);
@@ -146,3 +198,6 @@ void check_layout(bool scatter) {
 
 TEST(ContactHaloRanks, PartitionLikeNumbering) { check_layout(false); }
 TEST(ContactHaloRanks, ScatteredNumbering) { check_layout(true); }
+// Rods and particles beside the shells: PE and PP pairs (the partner a particle) too.
+TEST(ContactHaloRanks, CodimPartitionLikeNumbering) { check_layout(false, true); }
+TEST(ContactHaloRanks, CodimScatteredNumbering) { check_layout(true, true); }

@@ -218,3 +218,53 @@ TEST(Accd, RandomizedGuarantees) {
   EXPECT_GT(hits, 50);  // the sample exercises both outcomes
   EXPECT_LT(hits, 750);
 }
+
+// Point-edge and point-point ACCD (issue 17 point 2: the rod and particle pairs) in
+// near-degenerate configurations, with offsets.
+TEST(Accd, PointEdgeNearDegenerate) {
+  // Collinear: the point slides along the segment's line into its end e1 = (1, 0, 0):
+  // with offset 0.25 it reaches the offset surface at x = 1.25, t* = 0.375; relative
+  // speed 2, l_p = 2 (centred: |-4/3| + |2/3|).
+  const Vec3 e0(0, 0, 0), e1(1, 0, 0);
+  for (double s : {0.1, 1e-4}) {
+    const CcdResult r = point_edge_accd(Vec3(2, 0, 0), e0, e1, Vec3(-2, 0, 0), Z, Z, 0.25, with_s(s));
+    expect_head_on(r, 0.375, s * 0.75, 2.0);
+  }
+  // A zero-length segment is a point: head-on at t* = 0.5 (xi = 0).
+  const CcdResult z = point_edge_accd(Vec3(1, 0, 0), e0, e0, Vec3(-2, 0, 0), Z, Z, 0.0, with_s(1e-4));
+  expect_head_on(z, 0.5, 1e-4, 2.0);
+  // Grazing: the point passes over the whole segment at a constant 1e-3 above its offset
+  // surface (xi = 0.1): never closer than the start, so no hit (many small steps).
+  const CcdResult g = point_edge_accd(Vec3(0, 0.101, 0), e0, e1, Vec3(1, 0, 0), Z, Z, 0.1, with_s(0.1));
+  EXPECT_FALSE(g.hit);
+  EXPECT_EQ(g.toi, 1.0);
+  EXPECT_FALSE(g.iteration_limit);
+  // The segment moves onto a resting point (the point at the segment's midpoint below it):
+  // the same answer as the point moving, l_p = 2.
+  const CcdResult m = point_edge_accd(Vec3(0.5, -1, 0), Vec3(0, 0, 0), Vec3(1, 0, 0), Z, Vec3(0, -2, 0),
+                                      Vec3(0, -2, 0), 0.0, with_s(1e-4));
+  expect_head_on(m, 0.5, 1e-4, 2.0);
+}
+
+TEST(Accd, PointPointNearDegenerate) {
+  // Starting exactly at the offset distance: no positive step is safe.
+  const CcdResult at = point_point_accd(Vec3(0, 0, 0), Vec3(0.5, 0, 0), Z, Vec3(1, 0, 0), 0.5, with_s(0.1));
+  EXPECT_TRUE(at.hit);
+  EXPECT_TRUE(at.started_within_offset);
+  EXPECT_EQ(at.toi, 0.0);
+  // A hair outside it and separating: no hit.
+  const CcdResult out = point_point_accd(Vec3(0, 0, 0), Vec3(0.5, 0, 0), Z, Vec3(1, 0, 0), 0.5 - 1e-12, with_s(0.1));
+  EXPECT_FALSE(out.hit);
+  // Offset 0.2 + 1e-9: head-on at unit relative speed... each at speed 1 (l_p = 2).
+  const double xi = 0.2 + 1e-9;
+  const CcdResult po = point_point_accd(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, 0, 0), Vec3(-1, 0, 0), xi, with_s(1e-6));
+  expect_head_on(po, (1.0 - xi) / 2.0, 1e-6 * (1.0 - xi), 2.0);
+  // Crossing paths that miss by 1e-6 more than the offset (0.3): closest at t = 0.5,
+  // gap 1e-6 < s (d0 - xi): reported, and never inside the offset.
+  const CcdResult miss = point_point_accd(Vec3(-1, 0, 0), Vec3(1, 0.300001, 0), Vec3(2, 0, 0), Vec3(-2, 0, 0), 0.3,
+                                          with_s(0.1));
+  ASSERT_TRUE(miss.hit);
+  EXPECT_LT(miss.toi, 0.5);
+  const Vec3 a = Vec3(-1, 0, 0) + miss.toi * Vec3(2, 0, 0), b = Vec3(1, 0.300001, 0) + miss.toi * Vec3(-2, 0, 0);
+  EXPECT_GT((a - b).norm(), 0.3);
+}

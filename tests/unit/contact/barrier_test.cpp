@@ -113,6 +113,43 @@ TEST(PairPotential, PointEdge) {
       [&](const Vec9& y) { return point_edge_barrier_energy(P(y, 0), P(y, 1), P(y, 2), params(true)); }, 1e-7, "PE");
 }
 
+// The rod and particle pairs (issue 17 point 2): the point-edge potential in an endpoint
+// region, its typed overload (what ContactModel calls with the cached distance type), and
+// exact values with an offset: d = 1/4, xi = 1/8, dhat = 1/4 give s = d^2 - xi^2 = 3/64 and
+// S = 2 xi dhat + dhat^2 = 1/8, so b = -(s - S)^2 ln(s / S) = -(5/64)^2 ln(3/8).
+TEST(PairPotential, PointEdgeEndpointTypedAndExactValues) {
+  Vec9 x;
+  x << -0.05, 0.06, 0.01, 0, 0, 0, 1, 0.01, 0;  // closest to e0
+  auto P = [](const Vec9& y, int i) { return Vec3(y.segment<3>(3 * i)); };
+  ASSERT_EQ(classify_point_edge(P(x, 0), P(x, 1), P(x, 2)), PointEdgeType::P_E0);
+  check_pair<9>(
+      x, [&](const Vec9& y, bool pr) { return point_edge_barrier(P(y, 0), P(y, 1), P(y, 2), params(pr)); },
+      [&](const Vec9& y) { return point_edge_barrier_energy(P(y, 0), P(y, 1), P(y, 2), params(true)); }, 1e-7,
+      "PE endpoint");
+  for (const Vec3& p : {Vec3(-0.05, 0.06, 0.01), Vec3(0.4, 0.08, 0.02), Vec3(1.03, 0.05, 0.0)}) {
+    const PointEdgeType t = classify_point_edge(p, P(x, 1), P(x, 2));
+    const LocalEnergy<9> a = point_edge_barrier(p, P(x, 1), P(x, 2), params(true));
+    const LocalEnergy<9> b = point_edge_barrier(p, P(x, 1), P(x, 2), t, params(true));
+    EXPECT_EQ(a.value, b.value);
+    EXPECT_EQ(a.gradient, b.gradient);
+    EXPECT_EQ(a.hessian, b.hessian);
+  }
+  BarrierParams bp;
+  bp.kappa = 1.0;
+  bp.dhat = 0.25;
+  bp.xi = 0.125;
+  const double exact = -(5.0 / 64) * (5.0 / 64) * std::log(3.0 / 8);
+  EXPECT_NEAR(point_point_barrier_energy(Vec3(0, 0, 0), Vec3(0.25, 0, 0), bp), exact, 1e-15);
+  EXPECT_NEAR(point_point_barrier(Vec3(0, 0, 0), Vec3(0.25, 0, 0), bp).value, exact, 1e-15);
+  EXPECT_NEAR(point_edge_barrier_energy(Vec3(0.5, 0.25, 0), Vec3(0, 0, 0), Vec3(1, 0, 0), bp), exact, 1e-15);
+  EXPECT_NEAR(point_edge_barrier(Vec3(0.5, 0.25, 0), Vec3(0, 0, 0), Vec3(1, 0, 0), bp).value, exact, 1e-15);
+  // At the offset: infeasible; at xi + dhat: inactive.
+  EXPECT_TRUE(std::isinf(point_point_barrier_energy(Vec3(0, 0, 0), Vec3(0.125, 0, 0), bp)));
+  EXPECT_FALSE(point_edge_barrier(Vec3(0.5, 0.125, 0), Vec3(0, 0, 0), Vec3(1, 0, 0), bp).feasible);
+  EXPECT_EQ(point_point_barrier_energy(Vec3(0, 0, 0), Vec3(0.375, 0, 0), bp), 0.0);
+  EXPECT_FALSE(point_edge_barrier(Vec3(0.5, 0.375, 0), Vec3(0, 0, 0), Vec3(1, 0, 0), bp).active);
+}
+
 TEST(PairPotential, PointTriangleFaceAndEdgeRegions) {
   Vec12 x;
   x << 0.3, 0.3, 0.09, 0, 0, 0, 1, 0, 0.01, 0, 1, -0.01;  // face region

@@ -1,7 +1,7 @@
 // Broad phase vs an O(n^2) brute force of the same candidate definition (broad_phase.hpp):
 // random triangle soups (with large triangles and fast movers, so the multi-level paths
 // run), folded cloth, ownership filters over fake ranks, kinematic exclusion, mid-step
-// crossings, and a timing print for large folded grids.
+// crossings, rods and particles (PE / PP pairs), and a timing print for large folded grids.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,7 +90,28 @@ Candidates brute_force(const CollisionSurface& s, const std::vector<Vec3>& x, co
       if (overlaps(eb[a], eb[b])) c.ee.push_back({int(a), int(b)});
     }
   }
-  return c;  // generated in (v, t) / (ea, eb) order
+  // PE: rod nodes and particles x segments; PP: particles x particles (candidates.hpp).
+  for (int v : s.codim_vertices) {
+    if (pf && !(*pf)[v]) continue;
+    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset[v]));
+    for (int e = s.num_triangle_edges; e < int(s.edges.size()); ++e) {
+      const Edge& ed = s.edges[e];
+      if (ed[0] == v || ed[1] == v) continue;
+      if (kin_all({v, ed[0], ed[1]})) continue;
+      if (overlaps(pb, eb[e])) c.pe.push_back({v, e});
+    }
+  }
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const int v = s.points[i];
+    if (pf && !(*pf)[v]) continue;
+    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset[v]));
+    for (size_t j = i + 1; j < s.points.size(); ++j) {
+      const int w = s.points[j];
+      if (kin_all({v, w})) continue;
+      if (overlaps(pb, ref_box(x, dx, &w, 1, 0.5 * (inflation + s.vertex_offset[w])))) c.pp.push_back({v, w});
+    }
+  }
+  return c;  // generated in (v, t) / (ea, eb) / (v, e) / (v, w) order
 }
 
 ::testing::AssertionResult same_sets(const Candidates& got, const Candidates& want) {
@@ -104,6 +125,14 @@ Candidates brute_force(const CollisionSurface& s, const std::vector<Vec3>& x, co
     return ::testing::AssertionFailure() << "pt: got " << got.pt.size() << " pairs, want " << want.pt.size();
   if (got.ee != want.ee)
     return ::testing::AssertionFailure() << "ee: got " << got.ee.size() << " pairs, want " << want.ee.size();
+  for (size_t i = 1; i < got.pe.size(); ++i)
+    if (!(got.pe[i - 1] < got.pe[i])) return ::testing::AssertionFailure() << "pe not strictly sorted at " << i;
+  for (size_t i = 1; i < got.pp.size(); ++i)
+    if (!(got.pp[i - 1] < got.pp[i])) return ::testing::AssertionFailure() << "pp not strictly sorted at " << i;
+  if (got.pe != want.pe)
+    return ::testing::AssertionFailure() << "pe: got " << got.pe.size() << " pairs, want " << want.pe.size();
+  if (got.pp != want.pp)
+    return ::testing::AssertionFailure() << "pp: got " << got.pp.size() << " pairs, want " << want.pp.size();
   return ::testing::AssertionSuccess();
 }
 
@@ -563,6 +592,203 @@ TEST(BroadPhase, RejectsMismatchedSizes) {
   EXPECT_THROW(bp.find_proximity(s, m.x, 0.1, nullptr, &bad, nullptr, c), std::invalid_argument);
   EXPECT_THROW(bp.find_proximity(s, m.x, 0.1, nullptr, nullptr, &bad, c), std::invalid_argument);
   EXPECT_THROW(bp.find_proximity(s, m.x, -1.0, nullptr, nullptr, nullptr, c), std::invalid_argument);
+}
+
+// ---- codimensional primitives (issue 17 point 2): rods (segments) and particles beside
+// triangles; PE = rod nodes and particles x segments, PP = particles x particles
+// (candidates.hpp), each pair box grown by (inflation + (xi_a + xi_b)) / 2 in total.
+
+namespace {
+
+// Random soup plus `rods` random-walk polylines of `rod_len` segments (object 4) and
+// `particles` random points (object 5), one long segment (a coarse level) among the rods.
+struct CodimMesh {
+  Mesh m;
+  std::vector<Edge> segs;
+  std::vector<int> seg_obj, pts, pt_obj;
+};
+
+CodimMesh codim_soup(unsigned seed, int rods, int rod_len, int particles) {
+  CodimMesh c;
+  c.m = random_soup(seed, 20, 15, 0.03, 2);
+  std::mt19937 rng(seed + 100);
+  std::uniform_real_distribution<double> u(0.0, 1.0), w(-1.0, 1.0);
+  for (int r = 0; r < rods; ++r) {
+    const int base = int(c.m.x.size());
+    Vec3 p(u(rng), u(rng), u(rng));
+    for (int i = 0; i <= rod_len; ++i) {
+      c.m.x.push_back(p);
+      p += 0.03 * Vec3(w(rng), w(rng), w(rng));
+    }
+    for (int i = 0; i < rod_len; ++i) c.segs.push_back({base + i, base + i + 1}), c.seg_obj.push_back(4);
+  }
+  const int base = int(c.m.x.size());
+  c.m.x.push_back(Vec3(0.1, 0.5, 0.5));
+  c.m.x.push_back(Vec3(0.9, 0.5, 0.4));
+  c.segs.push_back({base, base + 1}), c.seg_obj.push_back(4);
+  for (int i = 0; i < particles; ++i) {
+    c.pts.push_back(int(c.m.x.size())), c.pt_obj.push_back(5);
+    c.m.x.push_back(Vec3(u(rng), u(rng), u(rng)));
+  }
+  return c;
+}
+
+CollisionSurface codim_surface(const CodimMesh& c, const std::vector<double>& off) {
+  return build_collision_surface(c.m.tris, c.m.obj, off, int(c.m.x.size()), c.segs, c.seg_obj, c.pts, c.pt_obj);
+}
+
+}  // namespace
+
+TEST(BroadPhase, CodimSoupMatchesBruteForce) {
+  BroadPhase bp;
+  size_t pe = 0, pp = 0, seg_pt = 0, seg_ee = 0, cross = 0;
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    const CodimMesh c = codim_soup(seed, 12, 15, 300);
+    const CollisionSurface s = codim_surface(c, {0.0, 0.004, 0.0, 0.002, 0.006, 0.01});
+    ASSERT_GT(s.num_segments(), 0);
+    for (double infl : {0.0, 0.01, 0.03}) {
+      Candidates got;
+      bp.find_proximity(s, c.m.x, infl, nullptr, nullptr, nullptr, got);
+      EXPECT_TRUE(same_sets(got, brute_force(s, c.m.x, nullptr, infl, nullptr, nullptr, nullptr)))
+          << "seed " << seed << " inflation " << infl;
+      pe += got.pe.size(), pp += got.pp.size();
+      for (const auto& p : got.pt) seg_pt += s.vertex_object[p.v] >= 4;
+      for (const auto& p : got.ee) seg_ee += s.is_segment(p.eb) && !s.is_segment(p.ea);
+      cross += bp.last_stats().cross_level_pairs;
+    }
+    const std::vector<Vec3> dx = random_dx(seed, c.m.x.size(), 0.01, 0.03, 0.3);
+    Candidates got;
+    bp.find_swept(s, c.m.x, dx, 0.005, nullptr, nullptr, nullptr, got);
+    EXPECT_TRUE(same_sets(got, brute_force(s, c.m.x, &dx, 0.005, nullptr, nullptr, nullptr))) << "swept " << seed;
+  }
+  EXPECT_GT(pe, 100u);
+  EXPECT_GT(pp, 100u);
+  EXPECT_GT(seg_pt, 10u);  // rod nodes and particles against triangles
+  EXPECT_GT(seg_ee, 10u);  // segments against triangle edges
+  EXPECT_GT(cross, 0u);
+}
+
+TEST(BroadPhase, CodimFiltersKinematicAndUpdates) {
+  const CodimMesh c = codim_soup(9, 12, 15, 1000);
+  const CollisionSurface s = codim_surface(c, {0.0, 0.004, 0.0, 0.002, 0.006, 0.01});
+  const int nv = int(c.m.x.size()), ranks = 3;
+  std::vector<char> kin(nv, 0);
+  for (int i = 0; i < 40; ++i) kin[c.pts[i]] = 1;                       // kinematic particles
+  for (int v = c.segs[0][0]; v <= c.segs[14][1]; ++v) kin[v] = 1;       // a kinematic rod
+  auto rank_of = [&](int v) { return std::min(ranks - 1, v * ranks / nv); };
+  const std::vector<Vec3> dx = random_dx(3, c.m.x.size(), 0.01, 0.03, 0.3);
+  BroadPhase bp;
+  for (int swept = 0; swept < 2; ++swept) {
+    Candidates all, uni;
+    const std::vector<Vec3>* d = swept ? &dx : nullptr;
+    if (swept)
+      bp.find_swept(s, c.m.x, dx, 0.01, nullptr, nullptr, &kin, all);
+    else
+      bp.find_proximity(s, c.m.x, 0.05, nullptr, nullptr, &kin, all);
+    EXPECT_TRUE(same_sets(all, brute_force(s, c.m.x, d, swept ? 0.01 : 0.05, nullptr, nullptr, &kin)));
+    ASSERT_GT(all.pe.size(), 50u);
+    ASSERT_GT(all.pp.size(), 20u);
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<char> pf(nv), ef(s.edges.size());
+      for (int v = 0; v < nv; ++v) pf[v] = rank_of(v) == r;
+      for (size_t e = 0; e < s.edges.size(); ++e) ef[e] = rank_of(s.edges[e][0]) == r;
+      Candidates mine;
+      if (swept)
+        bp.find_swept(s, c.m.x, dx, 0.01, &pf, &ef, &kin, mine);
+      else
+        bp.find_proximity(s, c.m.x, 0.05, &pf, &ef, &kin, mine);
+      for (const auto& p : mine.pe) EXPECT_EQ(rank_of(p.v), r);
+      for (const auto& p : mine.pp) EXPECT_EQ(rank_of(p.v), r);
+      EXPECT_TRUE(same_sets(mine, brute_force(s, c.m.x, d, swept ? 0.01 : 0.05, &pf, &ef, &kin)));
+      uni.pt.insert(uni.pt.end(), mine.pt.begin(), mine.pt.end());
+      uni.ee.insert(uni.ee.end(), mine.ee.begin(), mine.ee.end());
+      uni.pe.insert(uni.pe.end(), mine.pe.begin(), mine.pe.end());
+      uni.pp.insert(uni.pp.end(), mine.pp.begin(), mine.pp.end());
+    }
+    std::sort(uni.pt.begin(), uni.pt.end());
+    std::sort(uni.ee.begin(), uni.ee.end());
+    std::sort(uni.pe.begin(), uni.pe.end());
+    std::sort(uni.pp.begin(), uni.pp.end());
+    EXPECT_TRUE(same_sets(uni, all)) << "swept " << swept;
+  }
+  // update_swept: a few vertices (rod nodes and particles among them) take new boxes; the
+  // update reports exactly the new boxes' pairs with a primitive incident to a moved vertex.
+  std::vector<Vec3> x = c.m.x, d = dx;
+  Candidates skin, added;
+  bp.find_swept(s, x, d, 0.004, nullptr, nullptr, &kin, skin);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  size_t codim_added = 0;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<int> moved;
+    std::vector<char> is_moved(nv, 0);
+    for (int i = 0; i < 4; ++i) {
+      const int v = i % 2 ? c.pts[(7 * round + i) % c.pts.size()] : c.segs[(13 * round + i) % c.segs.size()][0];
+      moved.push_back(v);
+      is_moved[v] = 1;
+      x[v] += 0.05 * Vec3(w(rng), w(rng), w(rng));
+      d[v] = 0.04 * Vec3(w(rng), w(rng), w(rng));
+    }
+    ASSERT_TRUE(bp.update_swept(s, x, d, 0.004, nullptr, nullptr, &kin, moved, added));
+    const Candidates now = brute_force(s, x, &d, 0.004, nullptr, nullptr, &kin);
+    auto touches = [&](const int* v, int n) {
+      for (int i = 0; i < n; ++i)
+        if (is_moved[v[i]]) return true;
+      return false;
+    };
+    Candidates want;
+    for (const auto& p : now.pt)
+      if (is_moved[p.v] || touches(s.triangles[p.t].data(), 3)) want.pt.push_back(p);
+    for (const auto& p : now.ee)
+      if (touches(s.edges[p.ea].data(), 2) || touches(s.edges[p.eb].data(), 2)) want.ee.push_back(p);
+    for (const auto& p : now.pe)
+      if (is_moved[p.v] || touches(s.edges[p.e].data(), 2)) want.pe.push_back(p);
+    for (const auto& p : now.pp)
+      if (is_moved[p.v] || is_moved[p.w]) want.pp.push_back(p);
+    EXPECT_TRUE(same_sets(added, want)) << "round " << round;
+    codim_added += want.pe.size() + want.pp.size();
+  }
+  EXPECT_GT(codim_added, 0u);
+}
+
+TEST(BroadPhase, CodimExactPairsWithOffsets) {
+  // Shell triangle 0-1-2 (offset 0); rod 3-4-5 along x (offset 0.5); particles 6, 7, 8
+  // (offset 0.25). Every coordinate and radius is a dyadic rational, so the box tests are
+  // exact: with inflation 0.125 the radii are 1/16 (shell), 5/16 (rod), 3/16 (particles)
+  // and the boxes of {8, triangle 0}, {6, segment 3-4}, {6, segment 4-5} and {6, 7} touch.
+  const std::vector<Vec3> x = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 0, 1),
+                               Vec3(2, 0, 0), Vec3(3, 0, 0), Vec3(4, 0, 0),
+                               Vec3(3, 0.5, 0), Vec3(3, 0.875, 0), Vec3(0.25, 0.25, 0.25)};
+  const CollisionSurface s =
+      build_collision_surface({{0, 1, 2}}, {0}, {0.0, 0.5, 0.25}, 9, {{3, 4}, {4, 5}}, {1, 1}, {6, 7, 8}, {2, 2, 2});
+  ASSERT_EQ(s.num_triangle_edges, 3);
+  BroadPhase bp;
+  Candidates got;
+  bp.find_proximity(s, x, 0.125, nullptr, nullptr, nullptr, got);
+  EXPECT_EQ(got.pt, (std::vector<PointTriangleCandidate>{{8, 0}}));
+  EXPECT_TRUE(got.ee.empty());  // the segments share vertex 4; the triangle is far
+  EXPECT_EQ(got.pe, (std::vector<PointEdgeCandidate>{{6, 3}, {6, 4}}));
+  EXPECT_EQ(got.pp, (std::vector<PointPointCandidate>{{6, 7}}));
+  EXPECT_TRUE(same_sets(got, brute_force(s, x, nullptr, 0.125, nullptr, nullptr, nullptr)));
+  // Half the inflation: every gap opens.
+  bp.find_proximity(s, x, 0.0625, nullptr, nullptr, nullptr, got);
+  EXPECT_EQ(got.size(), 0u);
+  // Ownership: PE by the point, PP by the smaller point.
+  std::vector<char> pf(9, 1), ef(s.edges.size(), 1);
+  pf[7] = 0;
+  bp.find_proximity(s, x, 0.125, &pf, &ef, nullptr, got);
+  EXPECT_EQ(got.pp.size(), 1u);
+  EXPECT_EQ(got.pe.size(), 2u);
+  pf[7] = 1, pf[6] = 0;
+  bp.find_proximity(s, x, 0.125, &pf, &ef, nullptr, got);
+  EXPECT_TRUE(got.pp.empty());
+  EXPECT_TRUE(got.pe.empty());
+  EXPECT_EQ(got.pt.size(), 1u);
+  // Particles alone (no edges or triangles: the grid cell comes from the point boxes).
+  const CollisionSurface ps = build_collision_surface({}, {}, {0.25}, 9, {}, {}, {6, 7, 8}, {0, 0, 0});
+  bp.find_proximity(ps, x, 0.125, nullptr, nullptr, nullptr, got);
+  EXPECT_EQ(got.pp, (std::vector<PointPointCandidate>{{6, 7}}));
+  EXPECT_TRUE(got.pt.empty() && got.ee.empty() && got.pe.empty());
 }
 
 namespace {

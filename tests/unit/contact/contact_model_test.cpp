@@ -15,6 +15,7 @@
 #include "contact/contact_model.hpp"
 #include "contact/distance_type.hpp"
 #include "contact/pair_potential.hpp"
+#include "contact/point_point.hpp"
 #include "contact/surface.hpp"
 
 using namespace weft;
@@ -76,6 +77,8 @@ Scene make_scene(int n, double gap, unsigned seed) {
 ::testing::AssertionResult same(const Candidates& got, const Candidates& want) {
   if (got.pt != want.pt) return ::testing::AssertionFailure() << "pt: " << got.pt.size() << " vs " << want.pt.size();
   if (got.ee != want.ee) return ::testing::AssertionFailure() << "ee: " << got.ee.size() << " vs " << want.ee.size();
+  if (got.pe != want.pe) return ::testing::AssertionFailure() << "pe: " << got.pe.size() << " vs " << want.pe.size();
+  if (got.pp != want.pp) return ::testing::AssertionFailure() << "pp: " << got.pp.size() << " vs " << want.pp.size();
   return ::testing::AssertionSuccess();
 }
 
@@ -399,4 +402,156 @@ TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {
       EXPECT_EQ(cm.timers().proximity_filtered, before);
       EXPECT_TRUE(same(cm.proximity_set(), f.fresh(x)));
     }
+}
+
+// ---- codimensional pairs (issue 17 point 2): a rod over a triangle, particles beside the
+// rod and each other. Every kind (PT, EE, PE, PP) is active; the model's energy equals the
+// pair potentials summed, its gradient the finite differences of its energy, friction and
+// the CCD bound cover PE and PP pairs.
+namespace {
+
+struct CodimScene {
+  std::vector<Vec3> x;
+  CollisionSurface s;
+  std::vector<char> kin;
+};
+
+CodimScene codim_scene() {
+  CodimScene c;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> w(-1.0, 1.0);
+  std::vector<Edge> segs;
+  for (int i = 0; i <= 10; ++i) c.x.push_back(Vec3(0.1 * i, 0, 0));  // rod 0..10, object 0
+  for (int i = 0; i < 10; ++i) segs.push_back({i, i + 1});
+  c.x.push_back(Vec3(0.25, 0.03, 0));      // 11: particle over segment 2-3
+  c.x.push_back(Vec3(0.25, 0.03, 0.035));  // 12: particle beside 11
+  c.x.push_back(Vec3(0.0, -0.025, -0.5));  // 13-15: triangle under the rod, object 2
+  c.x.push_back(Vec3(1.0, -0.025, -0.5));
+  c.x.push_back(Vec3(0.5, -0.025, 0.5));
+  for (Vec3& p : c.x) p += 1e-3 * Vec3(w(rng), w(rng), w(rng));
+  c.s = build_collision_surface({{13, 14, 15}}, {2}, {0.02, 0.02, 0.0}, 16, segs, std::vector<int>(10, 0), {11, 12},
+                                {1, 1});
+  c.kin.assign(16, 0);
+  return c;
+}
+
+}  // namespace
+
+TEST(ContactModel, CodimPairsEnergyGradientFrictionAndStep) {
+  const CodimScene c = codim_scene();
+  const int nv = 16;
+  ContactParams cp;
+  cp.dhat = 0.02;
+  const std::vector<char> own(nv, 1), eown(c.s.edges.size(), 1);
+  ContactModel cm(c.s, c.x, c.kin, {0.3, 0.5, 0.4}, own, eown, cp);
+  cm.update_proximity(c.x);
+  const Candidates& prox = cm.proximity_set();
+  ASSERT_FALSE(prox.pt.empty());
+  ASSERT_FALSE(prox.ee.empty());
+  ASSERT_FALSE(prox.pe.empty());
+  ASSERT_EQ(prox.pp, (std::vector<PointPointCandidate>{{11, 12}}));
+  EXPECT_EQ(cm.num_candidates(), prox.size());
+
+  // Energy: the public pair potentials summed over the set, kind by kind.
+  const double kappa = 2.0;
+  BarrierParams bp;
+  bp.kappa = kappa;
+  bp.dhat = cp.dhat;
+  const std::vector<Vec3>& x = c.x;
+  const CollisionSurface& s = c.s;
+  double e_ref = 0.0;
+  int active[4] = {0, 0, 0, 0};
+  auto acc = [&](int k, double e) {
+    e_ref += e;
+    active[k] += e > 0.0;
+  };
+  for (const auto& p : prox.pt) {
+    const Tri& t = s.triangles[p.t];
+    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.triangle_offset[p.t]);
+    acc(0, point_triangle_barrier_energy(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp));
+  }
+  for (const auto& p : prox.ee) {
+    const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
+    bp.xi = 0.5 * (s.edge_offset[p.ea] + s.edge_offset[p.eb]);
+    const double eps = 1e-3 * (x[a[1]] - x[a[0]]).squaredNorm() * (x[b[1]] - x[b[0]]).squaredNorm();
+    acc(1, edge_edge_barrier_energy(x[a[0]], x[a[1]], x[b[0]], x[b[1]], eps, bp));
+  }
+  for (const auto& p : prox.pe) {
+    const Edge& e = s.edges[p.e];
+    EXPECT_TRUE(s.is_segment(p.e));
+    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.edge_offset[p.e]);
+    acc(2, point_edge_barrier_energy(x[p.v], x[e[0]], x[e[1]], bp));
+  }
+  for (const auto& p : prox.pp) {
+    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.vertex_offset[p.w]);
+    acc(3, point_point_barrier_energy(x[p.v], x[p.w], bp));
+  }
+  for (int k = 0; k < 4; ++k) EXPECT_GT(active[k], 0) << "kind " << k;
+  std::vector<double> g(3 * nv, 0.0);
+  auto sink = [&](int n, const int* ids, const double* gl, const double*) {
+    for (int i = 0; i < n; ++i)
+      for (int r = 0; r < 3; ++r) g[3 * ids[i] + r] += gl[3 * i + r];
+  };
+  const double e = cm.assemble_barrier(x, kappa, sink);
+  EXPECT_NEAR(e, e_ref, 1e-12 * e_ref);
+
+  // Gradient against central differences of the energy (over the swept set at dx = 0,
+  // which holds the proximity set).
+  cm.update_swept(x, std::vector<Vec3>(nv, Vec3::Zero()));
+  EXPECT_NEAR(cm.barrier_energy(x, kappa), e, 1e-12 * e);
+  double gmax = 0.0;
+  for (double v : g) gmax = std::max(gmax, std::abs(v));
+  for (int i = 0; i < 3 * nv; ++i) {
+    const double h = 1e-7;
+    std::vector<Vec3> xp = x, xm = x;
+    xp[i / 3][i % 3] += h;
+    xm[i / 3][i % 3] -= h;
+    const double fd = (cm.barrier_energy(xp, kappa) - cm.barrier_energy(xm, kappa)) / (2 * h);
+    EXPECT_NEAR(g[i], fd, 1e-5 * gmax) << "dof " << i;
+  }
+
+  // Friction: lagged at x, slipping from x_ref; the PE and PP pairs are among the friction
+  // pairs (6 = PT + EE + PE + PP stencils at least), and the gradient is the FD of the energy.
+  std::vector<Vec3> x_ref = x;
+  for (int v = 0; v < nv; ++v) x_ref[v] -= Vec3(1e-4 * (v % 3), 2e-5 * (v % 2), -1e-4 * (v % 5));
+  cm.lag_friction(x, x_ref, kappa);
+  const std::vector<int> fv = cm.friction_vertices();
+  EXPECT_TRUE(std::binary_search(fv.begin(), fv.end(), 11));
+  EXPECT_TRUE(std::binary_search(fv.begin(), fv.end(), 12));
+  std::fill(g.begin(), g.end(), 0.0);
+  const double ef = cm.assemble_friction(x, sink);
+  EXPECT_NEAR(cm.friction_energy(x), ef, 1e-12 * ef);
+  gmax = 0.0;
+  for (double v : g) gmax = std::max(gmax, std::abs(v));
+  ASSERT_GT(gmax, 0.0);
+  for (int i = 0; i < 3 * nv; ++i) {
+    const double h = 1e-8;
+    std::vector<Vec3> xp = x, xm = x;
+    xp[i / 3][i % 3] += h;
+    xm[i / 3][i % 3] -= h;
+    const double fd = (cm.friction_energy(xp) - cm.friction_energy(xm)) / (2 * h);
+    EXPECT_NEAR(g[i], fd, 1e-5 * gmax) << "friction dof " << i;
+  }
+
+  // CCD: particle 12 flies at particle 11 (and only moves): the pair's offset surface is
+  // met at t* = (d0 - xi) / |dx|; the bound is below it and leaves a positive gap.
+  std::vector<Vec3> dx(nv, Vec3::Zero());
+  const Vec3 d = x[11] - x[12];
+  dx[12] = 2.0 * d;  // contact at t* = (|d| - 0.02) / (2 |d|) < 1/2
+  cm.update_swept(x, dx);
+  ASSERT_FALSE(cm.swept_set().pp.empty());
+  const double t = cm.max_step(x, dx, nullptr);
+  const double t_star = (d.norm() - 0.02) / (2.0 * d.norm());
+  EXPECT_GT(t, 0.5 * t_star);
+  EXPECT_LT(t, t_star);
+  EXPECT_GT((x[12] + t * dx[12] - x[11]).norm(), 0.02);
+  // ... and particle 11 falling onto the rod: PE.
+  dx.assign(nv, Vec3::Zero());
+  dx[11] = Vec3(0, -0.1, 0);
+  cm.update_swept(x, dx);
+  const double t_pe = cm.max_step(x, dx, nullptr);
+  const double d_pe = std::sqrt(point_edge_distance_sq(x[11], x[2], x[3]));
+  EXPECT_LT(t_pe, (d_pe - 0.02) / 0.1 + 1e-3);  // (a slightly tilted rod: within 1e-3)
+  EXPECT_GT(t_pe, 0.0);
+  EXPECT_GT(std::sqrt(point_edge_distance_sq(x[11] + t_pe * dx[11], x[2], x[3])), 0.02);
 }

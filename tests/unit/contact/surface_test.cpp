@@ -110,3 +110,67 @@ TEST(Surface, RejectsBadInput) {
   EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {0}, {-1e-3}, 3), InputError); // negative offset
   EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {0}, {std::nan("")}, 3), InputError);
 }
+
+// Codimensional primitives (issue 17, point 2): segments after the triangle edges,
+// isolated points, their objects and offsets, and what is dropped.
+TEST(Surface, SegmentsAndPointsExact) {
+  const std::vector<Tri> tris = {{0, 1, 2}};
+  // Segment {3, 4} twice (once reversed), {5, 4}, a triangle edge {1, 2}, {2, 5} touching
+  // the triangle, and a degenerate {6, 6}.
+  const std::vector<Edge> segs = {{4, 3}, {3, 4}, {5, 4}, {1, 2}, {2, 5}, {6, 6}};
+  const std::vector<int> seg_obj = {1, 1, 2, 1, 1, 1};
+  // 7 twice, 3 (on a segment), 0 (on the triangle), 9.
+  const std::vector<int> pts = {7, 3, 7, 0, 9};
+  const std::vector<int> pt_obj = {3, 1, 2, 0, 2};
+  const std::vector<double> off = {0.1, 0.2, 0.3, 0.4};
+  const CollisionSurface s = build_collision_surface(tris, {0}, off, 11, segs, seg_obj, pts, pt_obj);
+
+  EXPECT_EQ(s.num_triangle_edges, 3);
+  EXPECT_EQ(s.num_segments(), 3);
+  EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}, {0, 2}, {1, 2}, {2, 5}, {3, 4}, {4, 5}}));
+  EXPECT_EQ(s.edge_object, (std::vector<int>{0, 0, 0, 1, 1, 2}));
+  EXPECT_EQ(s.edge_offset, (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3}));
+  EXPECT_FALSE(s.is_segment(2));
+  EXPECT_TRUE(s.is_segment(3));
+  EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 4, 5, 7, 9}));
+  EXPECT_EQ(s.codim_vertices, (std::vector<int>{2, 3, 4, 5, 7, 9}));
+  EXPECT_EQ(s.points, (std::vector<int>{7, 9}));
+  // Vertex 5: on segments {5, 4} (input 2, object 2) and {2, 5} (input 4, object 1): the
+  // first in input order gives the object.
+  EXPECT_EQ(s.vertex_object, (std::vector<int>{0, 0, 0, 1, 1, 2, -1, 3, -1, 2, -1}));
+  EXPECT_EQ(s.vertex_offset, (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3, 0, 0.4, 0, 0.3, 0}));
+  EXPECT_EQ(s.triangle_offset, (std::vector<double>{0.1}));
+}
+
+TEST(Surface, RodsAndParticlesWithoutTriangles) {
+  // A 3-segment polyline (object 0) and two particles (object 1): the edges are the
+  // segments alone, sorted.
+  const CollisionSurface s =
+      build_collision_surface({}, {}, {2e-3, 1e-3}, 6, {{2, 3}, {1, 2}, {0, 1}}, {0, 0, 0}, {5, 4}, {1, 1});
+  EXPECT_EQ(s.num_triangle_edges, 0);
+  EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}, {1, 2}, {2, 3}}));
+  EXPECT_EQ(s.edge_offset, (std::vector<double>{2e-3, 2e-3, 2e-3}));
+  EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(s.codim_vertices, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(s.points, (std::vector<int>{4, 5}));
+  EXPECT_EQ(s.vertex_object, (std::vector<int>{0, 0, 0, 0, 1, 1}));
+  EXPECT_EQ(s.vertex_offset, (std::vector<double>{2e-3, 2e-3, 2e-3, 2e-3, 1e-3, 1e-3}));
+}
+
+TEST(Surface, TriangleOnlyInputHasNoCodimPrimitives) {
+  const CollisionSurface s = build_collision_surface({{0, 1, 2}, {0, 2, 3}}, {0, 0}, {0.0}, 4);
+  EXPECT_EQ(s.num_triangle_edges, 5);
+  EXPECT_EQ(s.num_segments(), 0);
+  EXPECT_TRUE(s.codim_vertices.empty());
+  EXPECT_TRUE(s.points.empty());
+}
+
+TEST(Surface, RejectsBadCodimInput) {
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {{0, 3}}, {0}), InputError);       // vertex out of range
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {{0, 1}}, {1}), InputError);       // object out of range
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {{0, 1}}, {}), InputError);        // size mismatch
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {3}, {0}), InputError);    // point out of range
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {-1}, {0}), InputError);
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {1}, {2}), InputError);    // object out of range
+  EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {1}, {}), InputError);     // size mismatch
+}

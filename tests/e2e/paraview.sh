@@ -3,13 +3,17 @@
 # the coordinates of /frames/positions, block names, the fields users colour by, and no
 # warning or error line; then every primitive kind (tests/unit/io/xdmf_test.cpp's sample),
 # and weft-render. Skipped (77) where ParaView is not installed.
-source "$(dirname "$0")/../lib/common.bash"
 command -v pvpython > /dev/null && command -v xvfb-run > /dev/null || { echo "no pvpython/xvfb-run: skipped"; exit 77; }
+# One X server for the whole script (pvpython and weft-render find it in DISPLAY): starting
+# one per pvpython run raced with the previous server's shutdown under load ("bad X server
+# connection").
+[ -n "${DISPLAY:-}" ] || exec xvfb-run -a -s "-screen 0 1280x1024x24" bash "$0" "$@"
+source "$(dirname "$0")/../lib/common.bash"
 CHECK=$WEFT_SRC/tests/e2e/paraview_check.py
 
 # pv_check ARGS...: the checker under pvpython; any warning or error line from ParaView fails.
 pv_check() {
-  xvfb-run -a pvpython "$CHECK" "$@" > pv.txt 2>&1 || { cat pv.txt; fail "paraview_check $*"; }
+  pvpython "$CHECK" "$@" > pv.txt 2>&1 || { cat pv.txt; fail "paraview_check $*"; }
   if grep -vE "^ok: |^$|XDG_RUNTIME_DIR" pv.txt | grep -qiE "warn|err|skipping|cannot|fail"; then
     cat pv.txt; fail "ParaView printed warnings or errors for $*"
   fi

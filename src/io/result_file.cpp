@@ -500,29 +500,6 @@ void ResultFile::finish() {
 
 namespace {
 
-// Object o's primitives (input-order vertex ids) and its vertex range. Objects are
-// concatenated in case order, so an object's vertices are one range of input ids.
-std::vector<ObjectCells> cells_by_object(const Scene& scene, std::vector<long long>& first,
-                                         std::vector<long long>& count, std::vector<long long>& first_tri) {
-  const size_t O = scene.objects.size();
-  std::vector<ObjectCells> cells(O);
-  first.assign(O, -1), count.assign(O, 0), first_tri.assign(O, -1);
-  for (int i = 0; i < scene.num_vertices; ++i) {
-    const int o = scene.vertex_object[scene.solver_of_input[i]];
-    if (first[o] < 0) first[o] = i;
-    if (first[o] + count[o] != i)  // OUT.xdmf names each object's rows as one range
-      throw RuntimeFailure("object '" + scene.objects[o].name + "' has no contiguous range of input vertices");
-    ++count[o];
-  }
-  for (size_t t = 0; t < scene.triangles.size(); ++t) {
-    const int o = scene.triangle_object[t];
-    if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
-    for (int a = 0; a < 3; ++a) cells[o].triangles.push_back(scene.input_of_solver[scene.triangles[t][a]]);
-  }
-  for (size_t o = 0; o < O; ++o) first[o] = std::max(first[o], 0LL);
-  return cells;
-}
-
 std::string xml_escaped(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -537,17 +514,51 @@ std::string xml_escaped(const std::string& s) {
   return out;
 }
 
+// One complete XdmfBlock per object (name, kind, vertex range, cells, view group,
+// first triangle), and with `topologies` its /view/object<k>/topology arrays. Objects are
+// concatenated in case order, so an object's vertices are one range of input ids.
+std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector<long long>>* topologies) {
+  const size_t O = scene.objects.size();
+  std::vector<ObjectCells> cells(O);
+  std::vector<long long> first(O, -1), count(O, 0), first_tri(O, -1);
+  for (int i = 0; i < scene.num_vertices; ++i) {
+    const int o = scene.vertex_object[scene.solver_of_input[i]];
+    if (first[o] < 0) first[o] = i;
+    if (first[o] + count[o] != i)  // OUT.xdmf names each object's rows as one range
+      throw RuntimeFailure("object '" + scene.objects[o].name + "' has no contiguous range of input vertices");
+    ++count[o];
+  }
+  for (size_t t = 0; t < scene.triangles.size(); ++t) {
+    const int o = scene.triangle_object[t];
+    if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
+    for (int a = 0; a < 3; ++a) cells[o].triangles.push_back(scene.input_of_solver[scene.triangles[t][a]]);
+  }
+  std::vector<XdmfBlock> blocks(O);
+  if (topologies) topologies->resize(O);
+  for (size_t o = 0; o < O; ++o) {
+    XdmfBlock& b = blocks[o];
+    b.name = xml_escaped(scene.objects[o].name);
+    b.kind = to_string(scene.objects[o].kind);
+    b.first_vertex = std::max(first[o], 0LL);
+    b.num_vertices = count[o];
+    std::vector<long long> topo = xdmf_topology(cells[o], b.first_vertex, b);
+    if (topologies) (*topologies)[o] = std::move(topo);
+    b.view_group = "/view/object" + std::to_string(o);
+    if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
+  }
+  return blocks;
+}
+
 }  // namespace
 
 void ResultFile::write_view() {
-  std::vector<long long> first, count, first_tri;
-  const std::vector<ObjectCells> cells = cells_by_object(scene_, first, count, first_tri);
+  std::vector<std::vector<long long>> topologies;
+  const std::vector<XdmfBlock> blocks = object_blocks(scene_, &topologies);
   hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   set_attr_string(view, "about", "per-object connectivity (object-local vertex ids) read by the .xdmf beside this file");
-  for (size_t o = 0; o < cells.size(); ++o) {
-    XdmfBlock b;
-    b.num_vertices = count[o];
-    const std::vector<long long> topo = xdmf_topology(cells[o], first[o], b);
+  for (size_t o = 0; o < blocks.size(); ++o) {
+    const XdmfBlock& b = blocks[o];
+    const std::vector<long long>& topo = topologies[o];
     hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(topo.size())}, lv_.rank);
     const std::vector<int> ids(b.num_cells, static_cast<int>(o));
@@ -575,19 +586,7 @@ void ResultFile::write_xdmf() const {
   if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
   H5Dclose(ts);
   L.stats = stat_names(file_);
-  std::vector<long long> first, count, first_tri;
-  const std::vector<ObjectCells> cells = cells_by_object(scene_, first, count, first_tri);
-  for (size_t o = 0; o < cells.size(); ++o) {
-    XdmfBlock b;
-    b.name = xml_escaped(scene_.objects[o].name);
-    b.kind = to_string(scene_.objects[o].kind);
-    b.first_vertex = first[o];
-    b.num_vertices = count[o];
-    xdmf_topology(cells[o], first[o], b);
-    b.view_group = "/view/object" + std::to_string(o);
-    if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
-    L.blocks.push_back(b);
-  }
+  L.blocks = object_blocks(scene_, nullptr);
   std::ofstream(xdmf) << xdmf_text(L);
 }
 

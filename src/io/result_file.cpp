@@ -163,10 +163,12 @@ void set_frames(hid_t file, const char* path, hsize_t frames) {
   H5Dclose(ds);
 }
 
-// Write this rank's rows [begin, end) of frame `frame` of an (F, M) or (F, M, 3) dataset.
+// Append frame `frame` to an (F, M) or (F, M, 3) dataset (collective: grows it to frame + 1
+// frames), this rank writing rows [begin, end).
 template <typename T>
 void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
                       const std::vector<T>& rows) {
+  set_frames(file, path, hsize_t(frame) + 1);
   hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
   hid_t space = H5Dget_space(ds);
   hsize_t start[3] = {hsize_t(frame), hsize_t(begin), 0}, count[3] = {1, hsize_t(end - begin), hsize_t(width)};
@@ -185,18 +187,10 @@ void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int b
   H5Dclose(ds);
 }
 
-// Write rows [begin, end) of an (M, 3) dataset (or of frame `frame` of an (F, M, 3) one).
-void write_rows(hid_t ds, int frame, int begin, int end, const std::vector<double>& rows) {
+// Write rows [begin, end) of an (M, 3) dataset (per-frame datasets: write_frame_rows).
+void write_rows(hid_t ds, int begin, int end, const std::vector<double>& rows) {
   hid_t space = H5Dget_space(ds);
-  const int rank = H5Sget_simple_extent_ndims(space);
-  hsize_t start[3], count[3];
-  if (rank == 3) {
-    start[0] = frame, start[1] = begin, start[2] = 0;
-    count[0] = 1, count[1] = end - begin, count[2] = 3;
-  } else {
-    start[0] = begin, start[1] = 0;
-    count[0] = end - begin, count[1] = 3;
-  }
+  hsize_t start[2] = {hsize_t(begin), 0}, count[2] = {hsize_t(end - begin), 3};
   H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
   hsize_t mcount[1] = {hsize_t(end - begin) * 3};
   hid_t mem = H5Screate_simple(1, mcount, nullptr);
@@ -421,18 +415,15 @@ void ResultFile::to_natural(Vec x, std::vector<double>& out) {
 void ResultFile::write_frame(double time, Vec x, Vec v, const std::map<std::string, double>& stats) {
   std::vector<double> rows;
   to_natural(x, rows);
-  set_frames(file_, "/frames/positions", frames_ + 1);
   write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows);
   if (velocities_) {
     to_natural(v, rows);
     const std::vector<float> vf(rows.begin(), rows.end());  // a field to colour by: single precision
-    set_frames(file_, "/frames/velocities", frames_ + 1);
     write_frame_rows(file_, "/frames/velocities", H5T_NATIVE_FLOAT, frames_, nat_begin_, nat_end_, 3, vf);
   }
   if (strain_ratio_) {
     std::vector<float> ratio;
     strain_ratios(x, ratio);
-    set_frames(file_, "/frames/strain_ratio", frames_ + 1);
     write_frame_rows(file_, "/frames/strain_ratio", H5T_NATIVE_FLOAT, frames_, tri_begin_, tri_end_, 1, ratio);
   }
   hid_t ts = H5Dopen2(file_, "/frames/time", H5P_DEFAULT);
@@ -476,7 +467,7 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const st
       ds = H5Dcreate2(cp, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       H5Sclose(space);
     }
-    write_rows(ds, 0, nat_begin_, nat_end_, rows);
+    write_rows(ds, nat_begin_, nat_end_, rows);
     H5Dclose(ds);
   }
   // Adaptive strain stiffness: each triangle lives on one rank, so a sum assembles it.

@@ -46,6 +46,13 @@ struct Scene {
   std::vector<Tri> triangles;
   std::vector<int> triangle_object;
   std::vector<TriRest> triangle_rest;  // lumped masses
+  // Codimensional primitives (C-IPC sec. 3), case order, solver ids: rod segments (edges on
+  // no triangle) and isolated particle vertices, each with its object. With the triangles
+  // they make the collision surface and the result file's /mesh/segments, /mesh/points.
+  std::vector<Edge> segments;
+  std::vector<int> segment_object;
+  std::vector<int> points;
+  std::vector<int> point_object;
   // What the energy terms evaluate, one set per registered term (energy/registry.hpp), in
   // registry order.
   std::vector<ElementSet> element_sets;

@@ -27,6 +27,7 @@ struct ObjectStencils {
   const std::vector<Tri>& triangles;             // this object's triangles
   const std::vector<int>& triangle_ids;          // ... their scene triangle indices
   const std::vector<std::array<int, 4>>& hinges; // this object's interior edges (mesh/topology)
+  const std::vector<Edge>& segments;             // this object's codimensional segments (rods), a -> b
 };
 
 struct TermFactory {

@@ -43,6 +43,8 @@ struct MaterialSpec {
   double poisson = 0.243;
   double thickness = 3.18e-4;         // m
   double bending_youngs = -1.0;       // Pa; < 0 means "same as youngs"; 0 disables bending
+  double radius = 0.0;                // m: rods (cross-section) and particles; 0 = not given
+  double vertex_mass = 0.0;           // kg: > 0 replaces the lumped masses by this per vertex
 };
 
 // Scripted motion of pins and obstacles: translation at a velocity plus rotation about an

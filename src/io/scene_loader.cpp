@@ -94,7 +94,9 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
       std::iota(oids.begin(), oids.end(), static_cast<int>(first_tri));
       std::vector<std::array<int, 4>> ohinges;
       for (const auto& h : build_topology(m).hinges) ohinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
-      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges};
+      std::vector<Edge> osegs;
+      for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
+      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges, osegs};
       for (const TermFactory* f : terms)
         f->build(stencils, sets[std::find(registry.begin(), registry.end(), f) - registry.begin()]);
     }

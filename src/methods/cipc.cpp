@@ -126,14 +126,15 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
   slots_.resize(terms_.size());
   triangle_pos_.assign(scene.triangles.size(), -1);
   for (size_t k = 0; k < lv.triangles.size(); ++k) triangle_pos_[lv.triangles[k]] = static_cast<int>(k);
-  if (scene.spec.contact_enabled && !scene.triangles.empty()) {
+  if (scene.spec.contact_enabled && (!scene.triangles.empty() || !scene.segments.empty() || !scene.points.empty())) {
     std::vector<double> object_offset, object_friction;
     for (const ObjectParams& op : scene.objects) {
       object_offset.push_back(op.offset);
       object_friction.push_back(op.friction);
     }
     CollisionSurface surf =
-        build_collision_surface(scene.triangles, scene.triangle_object, object_offset, scene.num_vertices);
+        build_collision_surface(scene.triangles, scene.triangle_object, object_offset, scene.num_vertices,
+                                scene.segments, scene.segment_object, scene.points, scene.point_object);
     std::vector<char> kin(scene.num_vertices), point_owned(scene.num_vertices, 0), edge_owned(surf.edges.size(), 0);
     for (int v = 0; v < scene.num_vertices; ++v) {
       kin[v] = scene.kinematic(v);

@@ -104,7 +104,8 @@ struct Strip {
     scene.num_vertices = static_cast<int>(X.size());
     std::vector<int> ids(tris.size());
     for (size_t t = 0; t < tris.size(); ++t) ids[t] = static_cast<int>(t);
-    const ObjectStencils os{0, spec, X, tris, ids, hinges};
+    const std::vector<Edge> segments;
+    const ObjectStencils os{0, spec, X, tris, ids, hinges, segments};
     for (const TermFactory* f : terms_for(spec.kind, model)) {
       ElementSet set;
       set.term = f;

@@ -10,6 +10,7 @@
 // rotation, so sum_i grad_i C = 0 and sum_i x_i x grad_i C = 0; with dx_i = -s w_i grad_i C and
 // w_i = 1 / m_i both sum_i m_i dx_i and sum_i m_i x_i x dx_i vanish, for any masses.
 #pragma once
+#include <Eigen/Dense>
 #include <algorithm>
 
 #include "core/types.hpp"

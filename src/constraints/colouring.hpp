@@ -24,6 +24,7 @@
 // input mesh (before the partitioner renumbers vertices), e.g. in mesh edge / hinge order.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 namespace weft {
@@ -34,7 +35,7 @@ struct ConstraintStencils {
   std::vector<int> vertices;
   int size() const { return static_cast<int>(offsets.size()) - 1; }
   void add(std::initializer_list<int> stencil) {
-    vertices.insert(vertices.end(), stencil);
+    for (int v : stencil) vertices.push_back(v);  // (insert() trips a GCC 12 -O3 false warning)
     offsets.push_back(static_cast<int>(vertices.size()));
   }
 };

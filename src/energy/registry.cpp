@@ -6,12 +6,20 @@ namespace weft {
 extern const TermFactory kShellMembraneNeoHookean;
 extern const TermFactory kShellMembraneStvk;
 extern const TermFactory kShellHingeBending;
+extern const TermFactory kVolumeFixedCorotated;
+extern const TermFactory kVolumeNeoHookean;
+
+const std::vector<std::array<int, 4>>& no_tets() {
+  static const std::vector<std::array<int, 4>> none;
+  return none;
+}
 
 const std::vector<const TermFactory*>& term_registry() {
   // Membranes before bending: the order elastic energies are summed in (kept from the
   // loops this replaced, so trajectories are unchanged).
   static const std::vector<const TermFactory*> all = {&kShellMembraneNeoHookean, &kShellMembraneStvk,
-                                                      &kShellHingeBending};
+                                                      &kShellHingeBending,       &kVolumeFixedCorotated,
+                                                      &kVolumeNeoHookean};
   return all;
 }
 

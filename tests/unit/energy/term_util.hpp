@@ -40,7 +40,8 @@ class DenseSink final : public AssemblySink {
 };
 
 // Builds one set per registered term of (os.spec.kind, os.spec.material.model) into
-// `scene`, every stencil local with local ids = ids, and the terms over them.
+// `scene` (empty sets dropped, as the scene loader does), every stencil local with local
+// ids = ids, and the terms over them.
 struct TermScene {
   Scene scene;
   std::vector<LocalStencils> local;
@@ -53,7 +54,7 @@ struct TermScene {
       set.term = f;
       set.arity = f->arity;
       f->build(os, set);
-      scene.element_sets.push_back(std::move(set));
+      if (set.size() > 0) scene.element_sets.push_back(std::move(set));
     }
     local.resize(scene.element_sets.size());
     for (size_t s = 0; s < scene.element_sets.size(); ++s) {

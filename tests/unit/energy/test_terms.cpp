@@ -32,6 +32,7 @@ TEST(Registry, TermsForKindAndModel) {
   EXPECT_EQ(names(terms_for(ObjectKind::Volume, "fixed_corotated")), (V{"volume_fixed_corotated"}));
   EXPECT_EQ(names(terms_for(ObjectKind::Volume, "neo_hookean")), (V{"volume_neo_hookean"}));
   EXPECT_TRUE(terms_for(ObjectKind::Volume, "stvk").empty());
+  EXPECT_EQ(names(terms_for(ObjectKind::Shell, "orthotropic")), (V{"hinge_bending", "membrane_orthotropic"}));
   for (const TermFactory* f : term_registry()) {
     const std::string n = f->name;
     EXPECT_EQ(f->arity, n == "hinge_bending" || n.rfind("volume_", 0) == 0 ? 4 : 3) << n;

@@ -8,12 +8,22 @@ extern const TermFactory kShellMembraneStvk;
 extern const TermFactory kShellHingeBending;
 extern const TermFactory kRodStretch;
 extern const TermFactory kRodBending;
+extern const TermFactory kVolumeFixedCorotated;
+extern const TermFactory kVolumeNeoHookean;
+extern const TermFactory kShellOrthotropic;
+
+const std::vector<std::array<int, 4>>& no_tets() {
+  static const std::vector<std::array<int, 4>> none;
+  return none;
+}
 
 const std::vector<const TermFactory*>& term_registry() {
   // Membranes before bending: the order elastic energies are summed in (kept from the
-  // loops this replaced, so trajectories are unchanged). Rod terms after the shell terms.
-  static const std::vector<const TermFactory*> all = {&kShellMembraneNeoHookean, &kShellMembraneStvk,
-                                                      &kShellHingeBending, &kRodStretch, &kRodBending};
+  // loops this replaced, so trajectories are unchanged). Later terms are appended, so the
+  // sets of the older ones keep their indices.
+  static const std::vector<const TermFactory*> all = {
+      &kShellMembraneNeoHookean, &kShellMembraneStvk, &kShellHingeBending, &kRodStretch,
+      &kRodBending,              &kVolumeFixedCorotated, &kVolumeNeoHookean, &kShellOrthotropic};
   return all;
 }
 

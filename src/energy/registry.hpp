@@ -18,6 +18,9 @@ struct Scene;
 struct MaterialSpec;
 struct ObjectSpec;
 
+// The empty tet list ObjectStencils::tets refers to by default (objects without tets).
+const std::vector<std::array<int, 4>>& no_tets();
+
 // One object's mesh as the set builders see it: vertex ids of one id space (the loader's
 // input order), rest positions indexed by them.
 struct ObjectStencils {
@@ -28,6 +31,9 @@ struct ObjectStencils {
   const std::vector<int>& triangle_ids;          // ... their scene triangle indices
   const std::vector<std::array<int, 4>>& hinges; // this object's interior edges (mesh/topology)
   const std::vector<Edge>& segments;             // this object's codimensional segments (rods), a -> b
+  // This object's tetrahedra (volumes), positively oriented (tet_rest.hpp). Defaulted so an
+  // initialisation that predates volumes still compiles (and gets no tets).
+  const std::vector<std::array<int, 4>>& tets = no_tets();
 };
 
 struct TermFactory {

@@ -36,8 +36,17 @@ struct TransformSpec {
   double scale = 1.0;
 };
 
+// Per-direction strain limits of the orthotropic membrane (C-IPC sec. 4.2, eqs. 8-10),
+// the case's `strain_limit: {warp, weft, shear, warp_direction}`; 0 = no limit.
+struct AnisoLimitSpec {
+  double warp = 0.0;             // largest stretch ratio along the warp direction (> 1)
+  double weft = 0.0;             // largest stretch ratio along the weft direction (> 1)
+  double shear = 0.0;            // largest |E_12| of the aligned Green strain
+  Vec3 warp_direction{0, 0, 0};  // world axis, projected into each rest triangle; 0 = +x
+};
+
 struct MaterialSpec {
-  std::string model = "neo_hookean";  // neo_hookean | stvk
+  std::string model = "neo_hookean";  // neo_hookean | stvk | orthotropic (shells); fixed_corotated | neo_hookean (volumes)
   double density = 472.6;             // kg/m^3
   double youngs = 8.0e5;              // Pa
   double poisson = 0.243;
@@ -45,6 +54,10 @@ struct MaterialSpec {
   double bending_youngs = -1.0;       // Pa; < 0 means "same as youngs"; 0 disables bending
   double radius = 0.0;                // m: rods (cross-section) and particles; 0 = not given
   double vertex_mass = 0.0;           // kg: > 0 replaces the lumped masses by this per vertex
+  // Orthotropic membrane (C-IPC eq. 8), Pa: psi = a11/2 E11^2 + a22/2 E22^2 + a12 E11 E22 +
+  // g12 E12^2 at small strain, E the Green strain in the (warp, weft) frame.
+  double a11 = 0.0, a22 = 0.0, a12 = 0.0, g12 = 0.0;
+  AnisoLimitSpec aniso_limit;
 };
 
 // Scripted motion of pins and obstacles: translation at a velocity plus rotation about an

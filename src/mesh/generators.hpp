@@ -65,6 +65,25 @@ TriMesh make_cylinder(double radius, double height, int segments, int rings, boo
 // linearly in y; segments * rings vertices, 2 * segments * (rings - 1) triangles.
 TriMesh make_funnel(double top_radius, double bottom_radius, double height, int segments, int rings);
 
+// ---- Volumes (tetrahedra; the caller sets triangles = extract_boundary_surface(tets)) ----
+
+// Box of tetrahedra with full extents `size`, centred: nx x ny x nz lattice points (each
+// >= 2, vertex counts per axis as for make_grid), point (i, j, k) at index i + nx (j + ny k)
+// and coordinate -size/2 + i size/(n-1) per axis (the last exactly +size/2). Each cell is
+// split into 5 tets (a central one on the 4 corners of even parity i+j+k, one per odd
+// corner), mirrored cell by cell so neighbouring cells cut their shared face along the
+// same diagonal: conforming, 5 (nx-1)(ny-1)(nz-1) tets, every one positively oriented.
+// No triangles.
+TriMesh make_tet_box(const Vec3& size, int nx, int ny, int nz);
+
+// Ball of tetrahedra, centred: an "O-grid" of hexes, each split into 5 positive tets as in
+// make_tet_box. An inner cube of N cells per side (half-size N/(N+2L) of the radius) is
+// wrapped by L layers of six sectors whose outer layer lies on the sphere (equiangular
+// cubed-sphere points), with L = max(1, (resolution+1)/4), N = max(1, resolution-1-2L)
+// (resolution >= 2: about that many points along a diameter, N + 2L + 1 exactly).
+// (N+1)^3 + L ((N+1)^3 - (N-1)^3) vertices, 5 (N^3 + 6 N^2 L) tets. No triangles.
+TriMesh make_tet_sphere(double radius, int resolution);
+
 // ---- Rods (segments, no triangles) ----
 
 // Straight rod along x, centred: segments >= 1; segments + 1 vertices, vertex i at

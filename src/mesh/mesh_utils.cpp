@@ -64,6 +64,8 @@ int remove_unreferenced_vertices(TriMesh& m, MeshUse use) {
     for (int v : f) remap[v] = 0;
   for (const Edge& e : m.segments)
     for (int v : e) remap[v] = 0;
+  for (const auto& t : m.tets)
+    for (int v : t) remap[v] = 0;
   int n = 0;
   for (std::size_t i = 0; i < remap.size(); ++i)
     if (remap[i] == 0) {
@@ -76,6 +78,8 @@ int remove_unreferenced_vertices(TriMesh& m, MeshUse use) {
     for (int& v : f) v = remap[v];
   for (Edge& e : m.segments)
     for (int& v : e) v = remap[v];
+  for (auto& t : m.tets)
+    for (int& v : t) v = remap[v];
   return dropped;
 }
 

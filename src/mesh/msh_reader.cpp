@@ -1,7 +1,11 @@
-// read_msh: Gmsh MSH 4.1 ASCII, nodes and 3-node triangles.
+// read_msh: Gmsh MSH 4.1 ASCII, nodes and 3-node triangles or 4-node tetrahedra.
+#include <array>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
+
+#include <Eigen/Geometry>
 
 #include "mesh/readers.hpp"
 #include "mesh/text_scan.hpp"
@@ -46,7 +50,8 @@ class MshScanner {
 
 }  // namespace
 
-TriMesh read_msh(const std::string& path) {
+TriMesh read_msh(const std::string& path, MeshUse use) {
+  const bool volume = use == MeshUse::volume;
   MshScanner sc(path);
   TriMesh m;
   if (!sc.next()) throw InputError(path + ": empty file, not a Gmsh .msh file");
@@ -119,9 +124,26 @@ TriMesh read_msh(const std::string& path) {
         sc.ints(4, e, "'entityDim entityTag elementType numElementsInBlock'");
         const long long type = e[2], n = e[3];
         if (n < 0) sc.fail("bad element count");
+        if (volume && type == 11 && n > 0)
+          sc.fail("10-node (second-order) tetrahedra are not supported; re-export with first-order elements (Mesh.ElementOrder = 1)");
         for (long long k = 0; k < n; ++k) {
           sc.need("$Elements");
-          if (type != 2) continue;
+          if (volume && type == 4) {
+            long long t[5];
+            sc.ints(5, t, "'elementTag node1 node2 node3 node4' for a tetrahedron");
+            std::array<int, 4> tet;
+            for (int c = 0; c < 4; ++c) {
+              auto it = node_index.find(t[1 + c]);
+              if (it == node_index.end())
+                sc.fail("tetrahedron " + std::to_string(t[0]) + " uses unknown node " + std::to_string(t[1 + c]));
+              tet[c] = it->second;
+            }
+            const Vec3 &a = m.vertices[tet[0]], &b = m.vertices[tet[1]], &c = m.vertices[tet[2]], &d = m.vertices[tet[3]];
+            if ((b - a).dot((c - a).cross(d - a)) < 0) std::swap(tet[1], tet[2]);
+            m.tets.push_back(tet);
+            continue;
+          }
+          if (volume || type != 2) continue;
           long long t[4];
           sc.ints(4, t, "'elementTag node1 node2 node3' for a triangle");
           Tri f;
@@ -149,7 +171,11 @@ TriMesh read_msh(const std::string& path) {
     }
   }
   if (!have_nodes) throw InputError(path + ": no $Nodes section");
-  if (m.triangles.empty()) throw InputError(path + ": no triangles (element type 2) in the .msh file");
+  if (volume) {
+    if (m.tets.empty()) throw InputError(path + ": no tetrahedra (element type 4) in the .msh file");
+  } else if (m.triangles.empty()) {
+    throw InputError(path + ": no triangles (element type 2) in the .msh file");
+  }
   return m;
 }
 

@@ -86,6 +86,8 @@ TriMesh read_obj(const std::string& path, MeshUse use) {
     case MeshUse::particles:
       if (m.vertices.empty()) throw InputError(path + ": no vertices ('v' lines) in the OBJ file");
       break;
+    case MeshUse::volume:
+      throw InputError(path + ": an OBJ file holds no tetrahedra; give a volume as a Gmsh .msh file");
   }
   return m;
 }

@@ -38,12 +38,16 @@ bool mesh_format_supported(const std::string& path) {
 
 TriMesh read_mesh(const std::string& path, MeshUse use) {
   std::string ext = lower_extension(path);
-  if (ext == ".obj") return read_obj(path, use);
+  if (ext == ".obj") {
+    if (use == MeshUse::volume)
+      throw InputError(path + ": an OBJ file holds no tetrahedra; give a volume as a Gmsh .msh file");
+    return read_obj(path, use);
+  }
   if (ext == ".msh") {
-    if (use != MeshUse::surface)
-      throw InputError(path + ": .msh files are read as surfaces only; give " +
+    if (use == MeshUse::rods || use == MeshUse::particles)
+      throw InputError(path + ": .msh files are read as surfaces or volumes only; give " +
                        (use == MeshUse::rods ? "rods as an OBJ file with 'l' lines" : "particles as an OBJ file with 'v' lines"));
-    return read_msh(path);
+    return read_msh(path, use);
   }
   throw InputError(path + ": unsupported mesh format '" + ext + "' (expected .obj or .msh)");
 }

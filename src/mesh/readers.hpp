@@ -32,13 +32,20 @@ namespace weft {
 // rods and particles with "PATH: no vertices ('v' lines) in the OBJ file".
 TriMesh read_obj(const std::string& path, MeshUse use = MeshUse::surface);
 
-// Gmsh MSH 4.1, ASCII: $Nodes and $Elements; triangles (element type 2) are kept, every
-// other element type and section is skipped. Nodes keep file order. Version 2.x / 4.0
+// Gmsh MSH 4.1, ASCII: $Nodes and $Elements. Nodes keep file order. Version 2.x / 4.0
 // and binary files are refused with a message saying how to re-export.
-TriMesh read_msh(const std::string& path);
+//   use = surface (default): triangles (element type 2) are kept, every other element type
+//     and section is skipped; needs a triangle.
+//   use = volume: 4-node tetrahedra (type 4) are kept, in file order, each reoriented to
+//     positive (nodes 2 and 3 swapped when its signed volume is negative: Gmsh files from
+//     other tools need not follow one orientation); triangles and other types are skipped
+//     (a volume's surface is extract_boundary_surface(tets)); 10-node tetrahedra (type 11)
+//     are refused ("re-export with first-order elements"); needs a tetrahedron.
+TriMesh read_msh(const std::string& path, MeshUse use = MeshUse::surface);
 
-// Dispatch on the extension (case-insensitive): .obj or .msh. A .msh holds surfaces only:
-// use = rods or particles with a .msh is an InputError naming the file and suggesting OBJ.
+// Dispatch on the extension (case-insensitive): .obj or .msh. A .msh holds surfaces or
+// volumes: use = rods or particles with a .msh is an InputError naming the file and
+// suggesting OBJ; use = volume with an .obj is an InputError suggesting .msh.
 TriMesh read_mesh(const std::string& path, MeshUse use = MeshUse::surface);
 
 // True when read_mesh() knows the extension of `path`.

@@ -6,7 +6,9 @@
 //                meshes). A segment equal (as an unordered pair) to a triangle edge is not
 //                codimensional: readers drop such segments and validate_mesh() refuses them;
 //   - particles: vertices referenced by no triangle and no segment (isolated points). They
-//                are not stored separately; they are whatever vertices nothing references.
+//                are not stored separately; they are whatever vertices nothing references;
+//   - tets:      volume elements (kind: volume), positively oriented; a volume's collision
+//                surface is their boundary (extract_boundary_surface), set by the caller.
 // Surface-only meshes (every mesh before rods) simply have an empty `segments`.
 #pragma once
 #include <vector>
@@ -21,6 +23,8 @@ struct TriMesh {
   // Edges that belong to no triangle (rods): {a, b} with a != b, both in range, each
   // unordered pair at most once. Order within a segment is the rod's direction (a -> b).
   std::vector<Edge> segments;
+  // Tetrahedra {a, b, c, d}, positively oriented: (b-a) . ((c-a) x (d-a)) > 0 (volumes).
+  std::vector<std::array<int, 4>> tets;
 };
 
 // What a caller uses a mesh for. It decides the emptiness checks of the readers and of
@@ -28,7 +32,8 @@ struct TriMesh {
 //   surface   triangles required (shells, obstacles, volume / rigid surfaces); the
 //             behaviour every caller had before rods and particles, and the default;
 //   rods      segments required (triangles may be present too);
-//   particles vertices required; isolated vertices are the particles and are kept.
-enum class MeshUse { surface, rods, particles };
+//   particles vertices required; isolated vertices are the particles and are kept;
+//   volume    tets required (Gmsh .msh only); vertices of tets count as used.
+enum class MeshUse { surface, rods, particles, volume };
 
 }  // namespace weft

@@ -44,6 +44,7 @@ void validate_mesh(const TriMesh& m, const std::string& what, MeshUse use) {
   if (nv == 0) fail("mesh has no vertices");
   if (use == MeshUse::surface && nt == 0) fail("mesh has no triangles");
   if (use == MeshUse::rods && ns == 0) fail("mesh has no segments");
+  if (use == MeshUse::volume && m.tets.empty()) fail("mesh has no tetrahedra");
 
   for (int v = 0; v < nv; ++v)
     if (!m.vertices[v].allFinite()) {
@@ -78,6 +79,11 @@ void validate_mesh(const TriMesh& m, const std::string& what, MeshUse use) {
       for (int v : f) used[v] = 1;
     for (const Edge& e : m.segments)
       for (int v : e) used[v] = 1;
+    if (use == MeshUse::volume) {
+      validate_tets(m, what);  // indices in range before they mark vertices
+      for (const auto& t : m.tets)
+        for (int v : t) used[v] = 1;
+    }
     for (int v = 0; v < nv; ++v)
       if (!used[v])
         fail("vertex " + std::to_string(v) + (ns == 0 ? " is not used by any triangle" : " is not used by any triangle or segment"));

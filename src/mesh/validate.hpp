@@ -16,7 +16,9 @@
 //   the triangles around each vertex form a single fan (disk or half-disk; a "bowtie"
 //   vertex fails).
 // Segments may branch (a vertex on three or more segments, as at a rod_net crossing) and
-// may form closed loops; particles (MeshUse::particles) may coincide. A mesh without
+// may form closed loops; particles (MeshUse::particles) may coincide. use = volume: it has
+// tetrahedra ("mesh has no tetrahedra"), they pass validate_tets, and vertices of tets
+// count as used (the triangles, if any, are the boundary surface and checked as above). A mesh without
 // segments is validated exactly as before rods existed. A mesh that passes can be given
 // to build_topology().
 #pragma once
@@ -27,5 +29,11 @@
 namespace weft {
 
 void validate_mesh(const TriMesh& mesh, const std::string& what, MeshUse use = MeshUse::surface);
+
+// The tetrahedra of a volume mesh, each failure one InputError starting with `what`:
+// indices in range; no tet repeats a vertex; every tet positively oriented with signed
+// volume > 1e-12 * bbox_diagonal^3 ("tetrahedron T is inverted ..." / "... is degenerate
+// ..."); no face shared by more than two tets (extract_boundary_surface's check).
+void validate_tets(const TriMesh& mesh, const std::string& what);
 
 }  // namespace weft

@@ -12,6 +12,7 @@
 #include "energy/membrane_stvk.hpp"
 #include "energy/registry.hpp"
 #include "energy/strain_limit.hpp"
+#include "term_util.hpp"
 
 namespace weft {
 namespace {
@@ -28,8 +29,15 @@ TEST(Registry, TermsForKindAndModel) {
   EXPECT_EQ(names(terms_for(ObjectKind::Shell, "stvk")), (V{"membrane_stvk", "hinge_bending"}));
   EXPECT_TRUE(terms_for(ObjectKind::Obstacle, "neo_hookean").empty());
   EXPECT_EQ(names(terms_for(ObjectKind::Rod, "neo_hookean")), (V{"rod_stretch", "rod_bending"}));  // any model
-  for (const TermFactory* f : term_registry())
-    if (f->kind == ObjectKind::Shell) EXPECT_EQ(f->arity, std::string(f->name) == "hinge_bending" ? 4 : 3);
+  EXPECT_EQ(names(terms_for(ObjectKind::Volume, "fixed_corotated")), (V{"volume_fixed_corotated"}));
+  EXPECT_EQ(names(terms_for(ObjectKind::Volume, "neo_hookean")), (V{"volume_neo_hookean"}));
+  EXPECT_TRUE(terms_for(ObjectKind::Volume, "stvk").empty());
+  EXPECT_EQ(names(terms_for(ObjectKind::Shell, "orthotropic")), (V{"hinge_bending", "membrane_orthotropic"}));
+  for (const TermFactory* f : term_registry()) {
+    const std::string n = f->name;
+    const int arity = n == "hinge_bending" || n.rfind("volume_", 0) == 0 ? 4 : n == "rod_stretch" ? 2 : 3;
+    EXPECT_EQ(f->arity, arity) << n;
+  }
 }
 
 TEST(ObjectKind, ParsesCaseSpellings) {
@@ -39,32 +47,6 @@ TEST(ObjectKind, ParsesCaseSpellings) {
   }
   EXPECT_FALSE(parse_object_kind("cloth").has_value());
 }
-
-// Gradient into a dense vector, Hessian blocks into a dense matrix, both over the local
-// vertex ids; vertex `kinematic` has global id -1 (dropped, as in the stepper).
-class DenseSink final : public AssemblySink {
- public:
-  DenseSink(int n, const int* global_id, double* g) : AssemblySink(g, global_id), gid_(global_id), H(3 * n, 3 * n) {
-    H.setZero();
-  }
-  void add_hessians(int set, int first, int count, int nv, const int* local, const double* He) override {
-    sets[set] += count;
-    EXPECT_EQ(first, expected_first[set]);
-    expected_first[set] += count;
-    for (int i = 0; i < count; ++i) {
-      const int* l = local + nv * i;
-      const double* h = He + 9 * nv * nv * i;
-      for (int a = 0; a < nv; ++a)
-        for (int b = 0; b < nv; ++b)
-          if (gid_[l[a]] >= 0 && gid_[l[b]] >= 0)
-            for (int r = 0; r < 3; ++r)
-              for (int c = 0; c < 3; ++c) H(3 * l[a] + r, 3 * l[b] + c) += h[(3 * b + c) * 3 * nv + 3 * a + r];
-    }
-  }
-  const int* gid_;
-  Eigen::MatrixXd H;
-  std::map<int, int> sets, expected_first;
-};
 
 // A strip of 2 x k quads (two triangles each) in the x-z plane, one shell object.
 struct Strip {
@@ -106,7 +88,8 @@ struct Strip {
     std::vector<int> ids(tris.size());
     for (size_t t = 0; t < tris.size(); ++t) ids[t] = static_cast<int>(t);
     const std::vector<Edge> segments;
-    const ObjectStencils os{0, spec, X, tris, ids, hinges, segments};
+    const std::vector<std::array<int, 4>> tets;
+    const ObjectStencils os{0, spec, X, tris, ids, hinges, segments, tets};
     for (const TermFactory* f : terms_for(spec.kind, model)) {
       ElementSet set;
       set.term = f;
@@ -197,7 +180,7 @@ void check_against_kernels(const std::string& model) {
   std::vector<int> gid(n);
   for (int v = 0; v < n; ++v) gid[v] = v == kinematic ? -1 : v;
   std::vector<double> g(3 * n, 0.0);
-  DenseSink sink(n, gid.data(), g.data());
+  test::DenseSink sink(n, gid.data(), g.data());
   double e = 0.0;
   for (const auto& t : strip.terms) t->assemble(x.data(), scale, e, sink);
   EXPECT_EQ(e, direct_scaled);

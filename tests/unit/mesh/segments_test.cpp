@@ -235,5 +235,5 @@ TEST(ReadObjSegments, Errors) {
   TriMesh s = read_obj(tmp.write("surf.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\nl 1\nl x y\n"));
   EXPECT_EQ(s.triangles.size(), 1u);
   EXPECT_INPUT_ERROR(read_mesh(tmp.write("rod.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"), r),
-                     "rod.msh: .msh files are read as surfaces only; give rods as an OBJ file with 'l' lines");
+                     "rod.msh: .msh files are read as surfaces or volumes only; give rods as an OBJ file with 'l' lines");
 }

@@ -75,10 +75,7 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(vec, &local);
   }
-  std::vector<double> kappa(lv.triangles.size());
-  for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
-  stepper.set_kappa_s(kappa);
-  stepper.set_contact_kappa(c.contact_kappa);
+  stepper.load(c.arrays);
 }
 
 double cpu_self() {
@@ -177,7 +174,8 @@ int main(int argc, char** argv) {
                   spec.name.c_str(), scene.num_vertices, dynamic, double(dynamic) / ranks, scene.triangles.size(),
                   ranks, first, setup_s);
     for (int s = 0; s < warmup; ++s, ++first) {
-      const StepStats st = stepper->step(first * spec.dt);
+      stepper->step(first * spec.dt);
+      const StepStats& st = stepper->last_stats();
       if (rank == 0 && !json)
         std::printf("warm-up step %d: newton %d, %d contact pairs\n", first + 1, st.newton_iters, st.contact_pairs);
     }
@@ -191,7 +189,8 @@ int main(int argc, char** argv) {
       const ContactTimers before = *stepper->contact_timers();
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = now(), c0 = thread_cpu_seconds();
-      const StepStats st = stepper->step((first + s) * spec.dt);
+      stepper->step((first + s) * spec.dt);
+      const StepStats& st = stepper->last_stats();
       const double wall = now() - t0, cpu = thread_cpu_seconds() - c0;
       const ContactTimers d = stepper->contact_timers()->since(before);
       const double elastic = st.assembly_s - d.wall[int(ContactPhase::Barrier)] - d.wall[int(ContactPhase::Friction)];

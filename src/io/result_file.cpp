@@ -58,6 +58,23 @@ void write_replicated(hid_t loc, const char* name, hid_t type, const std::vector
   H5Dclose(ds);
 }
 
+// Overwrite an existing 1-D dataset of doubles whose content every rank holds (rank 0 writes).
+void write_all_replicated(hid_t loc, const char* name, const std::vector<double>& data, int rank) {
+  hid_t ds = h5check_id(H5Dopen2(loc, name, H5P_DEFAULT), name);
+  hid_t space = H5Dget_space(ds);
+  hid_t mem = H5Scopy(space);
+  if (rank != 0) {
+    H5Sselect_none(space);
+    H5Sselect_none(mem);
+  }
+  hid_t dxpl = collective_dxpl();
+  h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, data.data()), name);
+  H5Pclose(dxpl);
+  H5Sclose(mem);
+  H5Sclose(space);
+  H5Dclose(ds);
+}
+
 void set_attr_string(hid_t loc, const char* name, const std::string& value) {
   hid_t type = H5Tcopy(H5T_C_S1);
   H5Tset_size(type, value.size() + 1);
@@ -412,7 +429,7 @@ void ResultFile::to_natural(Vec x, std::vector<double>& out) {
   VecRestoreArrayRead(natural_, &a);
 }
 
-void ResultFile::write_frame(double time, Vec x, Vec v, const std::map<std::string, double>& stats) {
+void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats) {
   std::vector<double> rows;
   to_natural(x, rows);
   write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows);
@@ -447,8 +464,7 @@ void ResultFile::write_frame(double time, Vec x, Vec v, const std::map<std::stri
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
 }
 
-void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local,
-                                  double contact_kappa) {
+void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const NamedArrays& arrays) {
   const int n = scene_.num_vertices;
   hid_t cp = H5Lexists(file_, "checkpoint", H5P_DEFAULT) > 0
                  ? H5Gopen2(file_, "checkpoint", H5P_DEFAULT)
@@ -470,14 +486,29 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const st
     write_rows(ds, nat_begin_, nat_end_, rows);
     H5Dclose(ds);
   }
-  // Adaptive strain stiffness: each triangle lives on one rank, so a sum assembles it.
-  std::vector<double> kappa(scene_.triangles.size(), 0.0);
-  for (size_t k = 0; k < kappa_local.size(); ++k) kappa[lv_.triangles[k]] = kappa_local[k];
-  MPI_Allreduce(MPI_IN_PLACE, kappa.data(), static_cast<int>(kappa.size()), MPI_DOUBLE, MPI_SUM, lv_.comm);
-  if (H5Lexists(cp, "kappa_s", H5P_DEFAULT) > 0) H5Ldelete(cp, "kappa_s", H5P_DEFAULT);
-  write_replicated(cp, "kappa_s", H5T_NATIVE_DOUBLE, kappa, {hsize_t(kappa.size())}, lv_.rank);
+  // The stepper's arrays, whole on every rank: rank 0 writes them, in place when the
+  // dataset of the last checkpoint has the same size.
+  hid_t ag = H5Lexists(cp, "arrays", H5P_DEFAULT) > 0 ? H5Gopen2(cp, "arrays", H5P_DEFAULT)
+                                                      : H5Gcreate2(cp, "arrays", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5check_id(ag, "/checkpoint/arrays");
+  for (const NamedArray& a : arrays) {
+    const char* name = a.name.c_str();
+    if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
+      hid_t ds = H5Dopen2(ag, name, H5P_DEFAULT);
+      hid_t space = H5Dget_space(ds);
+      const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(a.values.size());
+      H5Sclose(space);
+      H5Dclose(ds);
+      if (same) {
+        if (!a.values.empty()) write_all_replicated(ag, name, a.values, lv_.rank);
+        continue;
+      }
+      H5Ldelete(ag, name, H5P_DEFAULT);
+    }
+    write_replicated(ag, name, H5T_NATIVE_DOUBLE, a.values, {hsize_t(a.values.size())}, lv_.rank);
+  }
+  H5Gclose(ag);
   set_attr<double>(cp, "time", H5T_NATIVE_DOUBLE, time);
-  set_attr<double>(cp, "contact_kappa", H5T_NATIVE_DOUBLE, contact_kappa);
   set_attr<int>(cp, "frame", H5T_NATIVE_INT, frame);
   H5Gclose(cp);
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
@@ -594,7 +625,6 @@ Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm
     hid_t cp = H5Gopen2(file, "checkpoint", H5P_DEFAULT);
     c.frame = get_attr<int>(cp, "frame", H5T_NATIVE_INT);
     c.time = get_attr<double>(cp, "time", H5T_NATIVE_DOUBLE);
-    c.contact_kappa = get_attr<double>(cp, "contact_kappa", H5T_NATIVE_DOUBLE);
     if (c.frame < 0) throw InputError(path + ": its checkpoint was being written when the run stopped");
     const int n = scene.num_vertices;
     for (const char* name : {"x", "v"}) {
@@ -610,12 +640,24 @@ Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm
       read_rows(ds, 0, n, std::string(name) == "x" ? c.x : c.v);
       H5Dclose(ds);
     }
-    hid_t ds = H5Dopen2(cp, "kappa_s", H5P_DEFAULT);
-    if (ds < 0) throw InputError(path + ": /checkpoint/kappa_s missing");
-    c.kappa_s.resize(scene.triangles.size());
-    if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c.kappa_s.data()) < 0)
-      throw InputError(path + ": cannot read /checkpoint/kappa_s");
-    H5Dclose(ds);
+    if (H5Lexists(cp, "arrays", H5P_DEFAULT) <= 0) throw InputError(path + ": /checkpoint/arrays missing");
+    hid_t ag = H5Gopen2(cp, "arrays", H5P_DEFAULT);
+    hsize_t count = 0;
+    H5Gget_num_objs(ag, &count);
+    for (hsize_t i = 0; i < count; ++i) {
+      char name[256];
+      H5Gget_objname_by_idx(ag, i, name, sizeof name);
+      hid_t ds = H5Dopen2(ag, name, H5P_DEFAULT);
+      if (ds < 0) throw InputError(path + ": cannot open /checkpoint/arrays/" + name);
+      hid_t space = H5Dget_space(ds);
+      NamedArray a{name, std::vector<double>(static_cast<size_t>(H5Sget_simple_extent_npoints(space)))};
+      H5Sclose(space);
+      if (!a.values.empty() && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data()) < 0)
+        throw InputError(path + ": cannot read /checkpoint/arrays/" + name);
+      H5Dclose(ds);
+      c.arrays.push_back(std::move(a));
+    }
+    H5Gclose(ag);
     H5Gclose(cp);
   } catch (...) {
     H5Fclose(file);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/named_values.hpp"
 #include "core/scene.hpp"
 #include "parallel/local_view.hpp"
 
@@ -19,8 +20,7 @@ struct Checkpoint {
   int frame = 0;                 // last frame written when the checkpoint was taken
   double time = 0.0;
   std::vector<double> x, v;      // input order, 3 per vertex
-  std::vector<double> kappa_s;   // case triangle order
-  double contact_kappa = 0.0;    // adaptive contact barrier stiffness
+  NamedArrays arrays;            // the stepper's own state (Stepper::save), by name
 };
 
 class ResultFile {
@@ -35,9 +35,10 @@ class ResultFile {
 
   // Append one frame: positions (and, as output.fields asks, velocities and per-triangle
   // strain ratios) from the solver-order ghosted Vecs x and v, plus named per-step figures.
-  void write_frame(double time, Vec x, Vec v, const std::map<std::string, double>& stats);
-  void write_checkpoint(int frame, double time, Vec x, Vec v, const std::vector<double>& kappa_local,
-                        double contact_kappa);
+  void write_frame(double time, Vec x, Vec v, const NamedValues& stats);
+  // The checkpoint: x and v (input order) and the stepper's named arrays (whole on every
+  // rank; /checkpoint/arrays/<name>, an internal layout). Collective.
+  void write_checkpoint(int frame, double time, Vec x, Vec v, const NamedArrays& arrays);
   // Mark complete and write OUT.xdmf. Collective.
   void finish();
   int frames() const { return frames_; }

@@ -9,15 +9,17 @@
 #include "io/progress.hpp"
 #include "io/result_file.hpp"
 #include "io/scene_loader.hpp"
-#include "methods/cipc.hpp"
+#include "methods/stepper.hpp"
 #include "parallel/local_view.hpp"
 #include "verify/checks.hpp"
 
 namespace weft {
 namespace {
 
-// Put a checkpoint's input-order arrays into the stepper's solver-order ghosted Vecs.
-void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, CipcStepper& stepper) {
+// Put a checkpoint's input-order x and v into the stepper's solver-order ghosted Vecs, and
+// its named arrays into the stepper.
+void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Stepper& stepper,
+                const std::string& path) {
   for (auto [vec, src] : {std::pair<Vec, const std::vector<double>*>{stepper.positions(), &c.x},
                           {stepper.velocities(), &c.v}}) {
     Vec local;
@@ -31,10 +33,11 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(vec, &local);
   }
-  std::vector<double> kappa(lv.triangles.size());
-  for (size_t k = 0; k < lv.triangles.size(); ++k) kappa[k] = c.kappa_s[lv.triangles[k]];
-  stepper.set_kappa_s(kappa);
-  stepper.set_contact_kappa(c.contact_kappa);
+  try {
+    stepper.load(c.arrays);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
 }
 
 // The start must be intersection-free and every pair at least its offset apart: the
@@ -70,22 +73,21 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   int ranks = 1, rank = 0;
   MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
-  if (spec.method != "cipc")
-    throw InputError(spec.path + ": method '" + spec.method + "' is not available in this version (use cipc)");
   const int frames = opt.frames >= 0 ? opt.frames : spec.frames;
   const int every = std::max(1, spec.output_every), cp_every = std::max(1, spec.checkpoint_every);
 
   Scene scene = build_scene(spec, ranks);
   if (opt.restart.empty()) check_initial_configuration(scene);
   LocalView lv = make_local_view(scene, comm);
-  CipcStepper stepper(scene, lv);
+  std::unique_ptr<Stepper> stepper_ptr = make_stepper(scene, lv);
+  Stepper& stepper = *stepper_ptr;
 
   RunSummary summary;
   int first_step = 1;
   std::unique_ptr<ResultFile> out;
   if (!opt.restart.empty()) {
     Checkpoint c = read_checkpoint(opt.restart, scene, comm);
-    load_state(c, scene, lv, stepper);
+    load_state(c, scene, lv, stepper, opt.restart);
     summary.output = opt.output.empty() ? opt.restart : opt.output;
     if (std::filesystem::absolute(summary.output) != std::filesystem::absolute(opt.restart)) {
       if (rank == 0) {
@@ -103,47 +105,30 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   } else {
     summary.output = opt.output.empty() ? spec.output_file : opt.output;
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
-    const double strain0 = stepper.max_strain();
-    out->write_frame(0.0, stepper.positions(), stepper.velocities(), {{"newton_iters", 0}, {"max_strain", strain0}, {"wall_s", 0}});
-    out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.kappa_s(), stepper.contact_kappa());
+    NamedValues stats0 = stepper.start_stats();
+    stats0.emplace_back("wall_s", 0.0);
+    out->write_frame(0.0, stepper.positions(), stepper.velocities(), stats0);
+    out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.save());
     if (rank == 0 && opt.progress)
-      std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, linear solver %s\n",
+      std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, %s\n",
                   spec.name.c_str(), ranks, ranks > 1 ? "s" : "", scene.num_vertices, scene.triangles.size(),
-                  static_cast<size_t>(scene.count_stencils("hinge_bending")), frames, spec.dt, stepper.linear_system().describe().c_str());
+                  static_cast<size_t>(scene.count_stencils("hinge_bending")), frames, spec.dt, stepper.describe().c_str());
   }
 
   Progress progress(opt.progress ? rank : -1, first_step, frames);
   for (int s = first_step; s <= frames; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     const double t = (s - 1) * spec.dt;  // t = s dt exactly, never an accumulated sum
-    StepStats st = stepper.step(t);
+    StepReport st = stepper.step(t);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     summary.all_converged = summary.all_converged && st.converged;
-    if (s % every == 0)
-      out->write_frame(s * spec.dt, stepper.positions(), stepper.velocities(),
-                       {{"newton_iters", st.newton_iters},
-                        {"ksp_iters", st.ksp_iters},
-                        {"max_strain", st.max_strain},
-                        {"min_alpha", st.min_alpha},
-                        {"residual", st.final_residual},
-                        {"converged", st.converged ? 1.0 : 0.0},
-                        {"energy", st.energy},
-                        {"assembly_s", st.assembly_s},
-                        {"solve_s", st.solve_s},
-                        {"line_search_s", st.line_search_s},
-                        {"contact_s", st.contact_s},
-                        {"ccd_queries", double(st.ccd_queries)},
-                        {"min_distance", st.min_distance},
-                        {"contact_pairs", double(st.contact_pairs)},
-                        {"kappa", st.kappa},
-                        {"kinematic_lag", st.kinematic_lag},
-                        {"al_vertices", double(st.al_vertices)},
-                        {"al_updates", double(st.al_updates)},
-                        {"al_kappa", st.al_kappa},
-                        {"wall_s", wall}});
+    if (s % every == 0) {
+      st.stats.emplace_back("wall_s", wall);
+      out->write_frame(s * spec.dt, stepper.positions(), stepper.velocities(), st.stats);
+    }
     if (s % cp_every == 0 || s == frames)
-      out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.kappa_s(), stepper.contact_kappa());
-    progress.frame_done(s, st.newton_iters, st.max_strain, wall, st.converged ? "" : "(not converged)");
+      out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.save());
+    progress.frame_done(s, st.iterations, st.max_strain, wall, st.converged ? "" : "(not converged)");
   }
   out->finish();
   summary.frames_written = out->frames();

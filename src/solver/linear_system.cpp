@@ -29,6 +29,45 @@ void set_default_option(const char* name, const char* value) {
 
 }  // namespace
 
+MatNullSpace rigid_body_modes(MPI_Comm comm, const std::vector<double>& coords, const std::vector<char>& deformable) {
+  const PetscInt n = static_cast<PetscInt>(deformable.size());
+  long count = 0;
+  for (char c : deformable) count += c != 0;
+  MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG, MPI_SUM, comm);
+  if (count == 0) return nullptr;
+  // The 3 translations (already orthonormal: 1/sqrt(N) on the deformable rows) and the 3
+  // rotations e_k x X, Gram-Schmidt orthonormalised against the modes before them.
+  Vec vec[6];
+  check(VecCreateMPI(comm, 3 * n, PETSC_DETERMINE, &vec[0]), "VecCreateMPI");
+  check(VecSetBlockSize(vec[0], 3), "VecSetBlockSize");
+  for (int i = 1; i < 6; ++i) check(VecDuplicate(vec[0], &vec[i]), "VecDuplicate");
+  PetscScalar* v[6];
+  for (int i = 0; i < 6; ++i) check(VecGetArray(vec[i], &v[i]), "VecGetArray");
+  const double sN = 1.0 / std::sqrt(static_cast<double>(count));
+  for (PetscInt r = 0; r < n; ++r) {
+    const double* x = coords.data() + 3 * r;
+    const double on = deformable[r] ? 1.0 : 0.0;
+    for (int i = 0; i < 6; ++i) v[i][3 * r] = v[i][3 * r + 1] = v[i][3 * r + 2] = 0.0;
+    if (!on) continue;
+    for (int d = 0; d < 3; ++d) v[d][3 * r + d] = sN;
+    v[3][3 * r + 0] = x[1], v[3][3 * r + 1] = -x[0];
+    v[4][3 * r + 1] = -x[2], v[4][3 * r + 2] = x[1];
+    v[5][3 * r + 0] = x[2], v[5][3 * r + 2] = -x[0];
+  }
+  for (int i = 0; i < 6; ++i) check(VecRestoreArray(vec[i], &v[i]), "VecRestoreArray");
+  for (int i = 3; i < 6; ++i) {
+    PetscScalar dots[5];
+    check(VecMDot(vec[i], i, vec, dots), "VecMDot");
+    for (int j = 0; j < i; ++j) dots[j] = -dots[j];
+    check(VecMAXPY(vec[i], i, dots, vec), "VecMAXPY");
+    check(VecNormalize(vec[i], nullptr), "VecNormalize");
+  }
+  MatNullSpace ns = nullptr;
+  check(MatNullSpaceCreate(comm, PETSC_FALSE, 6, vec, &ns), "MatNullSpaceCreate");
+  for (int i = 0; i < 6; ++i) VecDestroy(&vec[i]);
+  return ns;
+}
+
 LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const LinearSpec& spec)
     : scene_(scene), lv_(lv) {
   const int n_owned = lv.num_owned();
@@ -61,18 +100,17 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   substructure_forced_ = set && sub;
   create_matrix();
 
-  // Rigid-body near null space for GAMG, from the rest positions of owned vertices.
-  Vec coords;
-  check(VecCreateMPI(lv.comm, 3 * n_owned, PETSC_DETERMINE, &coords), "VecCreate");
-  check(VecSetBlockSize(coords, 3), "VecSetBlockSize");
-  PetscScalar* c;
-  check(VecGetArray(coords, &c), "VecGetArray");
-  for (int r = 0; r < n_owned; ++r)
-    for (int d = 0; d < 3; ++d) c[3 * r + d] = scene.rest[lv.vbegin + r][d];
-  check(VecRestoreArray(coords, &c), "VecRestoreArray");
-  check(MatNullSpaceCreateRigidBody(coords, &nullspace_), "MatNullSpaceCreateRigidBody");
-  check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
-  check(VecDestroy(&coords), "VecDestroy");
+  // Rigid-body near null space for GAMG over the deformable nodes (today: the non-kinematic
+  // vertices; a rigid body's 2 nodes and the identity rows of kinematic vertices are not
+  // in it), from their rest positions.
+  std::vector<double> coords(3 * n_owned);
+  std::vector<char> deformable(n_owned);
+  for (int r = 0; r < n_owned; ++r) {
+    deformable[r] = !scene.kinematic(lv.vbegin + r);
+    for (int d = 0; d < 3; ++d) coords[3 * r + d] = scene.rest[lv.vbegin + r][d];
+  }
+  nullspace_ = rigid_body_modes(lv.comm, coords, deformable);
+  if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
 
   dynamic_vertices_ = 0;
   for (int v = lv.vbegin; v < lv.vend; ++v) dynamic_vertices_ += !scene.kinematic(v);

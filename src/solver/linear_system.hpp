@@ -18,6 +18,11 @@
 
 namespace weft {
 
+// GAMG's near null space: the 6 rigid-body modes (orthonormal) over the rows flagged
+// deformable (coords: 3 per owned row), zero elsewhere; null when no rank has a
+// deformable row. Collective.
+MatNullSpace rigid_body_modes(MPI_Comm comm, const std::vector<double>& coords, const std::vector<char>& deformable);
+
 class LinearSystem {
  public:
   // Pattern = all element stencils touching owned rows. Kinematic vertices are rows of

@@ -1,0 +1,228 @@
+#include "methods/contact_potential.hpp"
+
+#include <petsclog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace weft {
+namespace {
+
+// Margin beyond the barrier support (in dhat) of the pairs a grown contact pattern takes in.
+constexpr double kCouplingSlack = 3.0;
+
+void check(PetscErrorCode ierr, const char* what) {
+  if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, LinearSystem& sys, Vec x,
+                                   CollisionSurface surf)
+    : scene_(scene), lv_(lv), sys_(sys) {
+  std::vector<double> object_friction;
+  for (const ObjectParams& op : scene.objects) object_friction.push_back(op.friction);
+  std::vector<char> kin(scene.num_vertices), point_owned(scene.num_vertices, 0), edge_owned(surf.edges.size(), 0);
+  for (int v = 0; v < scene.num_vertices; ++v) {
+    kin[v] = scene.kinematic(v);
+    point_owned[v] = v >= lv.vbegin && v < lv.vend;
+  }
+  for (size_t e = 0; e < surf.edges.size(); ++e) edge_owned[e] = point_owned[surf.edges[e][0]];
+  ContactParams cp;
+  cp.dhat = scene.spec.dhat;
+  cp.eps_v = scene.spec.epsilon_v;
+  cp.dt = scene.spec.dt;
+  model_ = std::make_unique<ContactModel>(std::move(surf), scene.rest, std::move(kin), std::move(object_friction),
+                                          std::move(point_owned), std::move(edge_owned), cp);
+  // IPC's stiffness bounds from the average dynamic mass and the scene size.
+  double msum = 0.0, mcount = 0.0;
+  Vec3 lo = scene.rest[0], hi = scene.rest[0];
+  for (int v = 0; v < scene.num_vertices; ++v) {
+    lo = lo.cwiseMin(scene.rest[v]);
+    hi = hi.cwiseMax(scene.rest[v]);
+    if (!scene.kinematic(v)) msum += scene.mass[v], mcount += 1;
+  }
+  bbox_diagonal_ = (hi - lo).norm();
+  kappa_bounds_ = barrier_stiffness_bounds(cp.dhat, model_->max_offset(), mcount > 0 ? msum / mcount : 1.0,
+                                           bbox_diagonal_);
+  kappa_ = kappa_bounds_.min;
+  halo_ = std::make_unique<ContactHalo>(model_->surface(), scene.vertex_range, lv.comm, cp.dhat);
+  halo_->set_timers(&model_->timers());
+  check(VecDuplicate(x, &x_start_), "VecDuplicate");
+  stage_contact_ = log_stage("weft Contact");
+}
+
+ContactPotential::~ContactPotential() { VecDestroy(&x_start_); }
+
+void ContactPotential::exchange_halo(Vec x, Vec p) {
+  const PetscScalar *xa, *pa = nullptr;
+  check(VecGetArrayRead(x, &xa), "VecGetArrayRead");
+  if (p) check(VecGetArrayRead(p, &pa), "VecGetArrayRead");
+  halo_->exchange(xa, pa, xf_, p ? &pf_ : nullptr);
+  if (p) check(VecRestoreArrayRead(p, &pa), "VecRestoreArrayRead");
+  check(VecRestoreArrayRead(x, &xa), "VecRestoreArrayRead");
+}
+
+// The mean step of the dynamic vertices, used when it halves the summed box extent of all
+// vertices (obstacles' boxes grow by |c|). Summed in fixed point (units of dhat / 2^20,
+// saturated) so the shift, and with it every candidate set and the CCD bound, is the same
+// bit for bit whatever the rank count and the order of the sums.
+bool ContactPotential::swept_shift(Vec p, Vec3& c) {
+  const double unit = scene_.spec.dhat / 1048576.0;
+  auto fix = [&](double v) {
+    const double q = std::nearbyint(v / unit);
+    return static_cast<long long>(std::max(-1e11, std::min(1e11, q)));
+  };
+  long long sum[4] = {0, 0, 0, 0};
+  const PetscScalar* pa;
+  check(VecGetArrayRead(p, &pa), "VecGetArrayRead");
+  const int n_owned = lv_.num_owned();
+  for (int l = 0; l < n_owned; ++l) {
+    if (scene_.kinematic(lv_.vbegin + l)) continue;
+    for (int d = 0; d < 3; ++d) sum[d] += fix(pa[3 * l + d]);
+    ++sum[3];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_LONG_LONG, MPI_SUM, lv_.comm);
+  if (sum[3] == 0) {
+    check(VecRestoreArrayRead(p, &pa), "VecRestoreArrayRead");
+    return false;
+  }
+  long long ci[3], ext[2] = {0, 0};
+  for (int d = 0; d < 3; ++d) ci[d] = sum[d] / sum[3];
+  for (int l = 0; l < n_owned; ++l)
+    for (int d = 0; d < 3; ++d) {
+      const long long q = fix(pa[3 * l + d]);
+      ext[0] += std::llabs(q);
+      ext[1] += std::llabs(q - ci[d]);
+    }
+  check(VecRestoreArrayRead(p, &pa), "VecRestoreArrayRead");
+  MPI_Allreduce(MPI_IN_PLACE, ext, 2, MPI_LONG_LONG, MPI_SUM, lv_.comm);
+  for (int d = 0; d < 3; ++d) c[d] = static_cast<double>(ci[d]) * unit;
+  return 2 * ext[1] <= ext[0] && (ci[0] || ci[1] || ci[2]);
+}
+
+void ContactPotential::begin_minimise() {
+  prev_gap_ = std::numeric_limits<double>::infinity();
+  rebuilt_last_ = false;
+}
+
+void ContactPotential::begin_iteration() {
+  const auto t0 = std::chrono::steady_clock::now();
+  PetscLogStagePush(stage_contact_);
+  if (!proximity_current_) model_->update_proximity(xf_);
+  proximity_current_ = false;  // x moves in this iteration's line search
+  {
+    ContactScope scope(&model_->timers(), ContactPhase::Couplings);
+    std::vector<std::pair<int, int>> couplings;
+    model_->active_couplings(xf_, couplings);
+    // Hysteresis: a rebuild (new preallocation, and a new symbolic factorisation) is
+    // triggered by the look-ahead reach, but grows the pattern to the pairs within
+    // kCouplingSlack dhat, so pairs closing in over the next iterations find their
+    // blocks there (drape_default: 45 -> 24 rebuilds in 154 iterations, twin drapes
+    // at 2 ranks 56 -> 25). Not right after a rebuild: a pattern that grows at every
+    // iteration (a settling pile) is rebuilt anyway, and the slack would only add fill.
+    if (!rebuilt_last_ && sys_.pattern_grows(couplings)) model_->active_couplings(xf_, couplings, kCouplingSlack);
+    rebuilt_last_ = sys_.set_contact_couplings(couplings);
+    model_->timers().pattern_rebuilds += rebuilt_last_;
+  }
+  PetscLogStagePop();
+  seconds += seconds_since(t0);
+}
+
+void ContactPotential::assemble(LinearSystem& sys, double& acc) {
+  // Contact pairs reach vertices anywhere: their gradient goes in by global index, summed
+  // at the owner in a fixed order (LinearSystem::flush_rhs).
+  ContactSink sink = [&](int nv, const int* ids, const double* ge, const double* He) {
+    for (int a = 0; a < nv; ++a)
+      if (ids[a] >= 0) sys.add_rhs(ids[a], ge + 3 * a);
+    sys.add_block(nv, ids, He);
+  };
+  acc += model_->assemble_barrier(xf_, kappa_, sink);
+  acc += model_->assemble_friction(xf_, sink);
+}
+
+double ContactPotential::max_step(Vec x, Vec p) {
+  const auto t0 = std::chrono::steady_clock::now();
+  exchange_halo(x, p);
+  Vec3 shift;
+  const bool shifted = swept_shift(p, shift);
+  model_->update_swept(xf_, pf_, shifted ? &shift : nullptr);
+  const double alpha = model_->max_step(xf_, pf_, &ccd_queries);
+  seconds += seconds_since(t0);
+  return alpha;
+}
+
+double ContactPotential::trial_energy(double alpha) {
+  xf_trial_.resize(xf_.size());
+  for (size_t v = 0; v < xf_.size(); ++v) xf_trial_[v] = xf_[v] + alpha * pf_[v];
+  return model_->barrier_energy(xf_trial_, kappa_) + model_->friction_energy(xf_trial_);
+}
+
+void ContactPotential::accept(double /*alpha*/) { xf_.swap(xf_trial_); }
+
+void ContactPotential::after_step() {
+  // IPC: double kappa while the closest pair keeps closing in below eps_d.
+  model_->update_proximity(xf_);
+  proximity_current_ = true;  // reused by the next iteration's assembly
+  double gap = model_->min_gap(xf_);
+  MPI_Allreduce(MPI_IN_PLACE, &gap, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+  kappa_ = update_barrier_stiffness(kappa_, prev_gap_, gap, kappa_bounds_, bbox_diagonal_);
+  prev_gap_ = gap;
+}
+
+void ContactPotential::begin_step(Vec x) {
+  check(VecCopy(x, x_start_), "VecCopy");
+  xf_trial_.resize(scene_.num_vertices);
+}
+
+void ContactPotential::lag_friction(Vec x) {
+  const auto t0 = std::chrono::steady_clock::now();
+  exchange_halo(x, nullptr);
+  model_->update_proximity(xf_);
+  proximity_current_ = true;
+  model_->lag_friction(xf_, xf_, kappa_);
+  // The friction stencils stay known for the whole lagged solve; their reference is
+  // the start of the step, fetched from the owners.
+  const std::vector<int> ids = model_->friction_vertices();
+  halo_->keep(ids);
+  std::vector<Vec3> ref;
+  {
+    const PetscScalar* a;
+    check(VecGetArrayRead(x_start_, &a), "VecGetArrayRead");
+    halo_->fetch(a, ids, ref);
+    check(VecRestoreArrayRead(x_start_, &a), "VecRestoreArrayRead");
+  }
+  model_->set_friction_reference(std::move(ref));
+  seconds += seconds_since(t0);
+}
+
+double ContactPotential::move_bound(Vec x, Vec p) {
+  exchange_halo(x, p);
+  model_->update_swept(xf_, pf_);
+  return model_->max_step(xf_, pf_, &ccd_queries);
+}
+
+void ContactPotential::advance(double beta) {
+  for (int v = 0; v < scene_.num_vertices; ++v) xf_[v] += beta * pf_[v];
+}
+
+void ContactPotential::end_step(double& min_distance, int& pairs) {
+  model_->update_proximity(xf_);
+  double gap = model_->min_gap(xf_);
+  MPI_Allreduce(MPI_IN_PLACE, &gap, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+  min_distance = gap;
+  long n = static_cast<long>(model_->num_candidates());
+  MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_LONG, MPI_SUM, lv_.comm);
+  pairs = static_cast<int>(n);
+}
+
+}  // namespace weft

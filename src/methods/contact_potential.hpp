@@ -1,0 +1,75 @@
+// The contact part of an incremental potential (C-IPC): offset barrier with adaptive
+// stiffness kappa (IPC sec. 4.3) + lagged friction, over the collision surface of every
+// scene primitive, with its contact halo (DESIGN.md "Distributed model") and the ACCD bound
+// on the line search. A GlobalTerm of the Newton minimiser; steppers that use contact
+// (cipc now, rigid IPC later) build one.
+#pragma once
+#include <petscvec.h>
+
+#include <memory>
+#include <vector>
+
+#include "contact/adaptive_kappa.hpp"
+#include "contact/contact_model.hpp"
+#include "core/scene.hpp"
+#include "parallel/contact_halo.hpp"
+#include "parallel/local_view.hpp"
+#include "solver/newton_minimiser.hpp"
+
+namespace weft {
+
+class ContactPotential final : public GlobalTerm {
+ public:
+  // Over `surface` (build_collision_surface of the scene's primitives); x: the ghosted
+  // position Vec the minimiser moves.
+  ContactPotential(const Scene& scene, const LocalView& lv, LinearSystem& sys, Vec x, CollisionSurface surface);
+  ~ContactPotential() override;
+
+  // GlobalTerm
+  void begin_minimise() override;
+  void begin_iteration() override;  // proximity set, couplings -> matrix pattern
+  void assemble(LinearSystem& sys, double& acc) override;
+  double max_step(Vec x, Vec p) override;  // halo over [x, x + p], swept set, ACCD
+  double trial_energy(double alpha) override;
+  void accept(double alpha) override;
+  void after_step() override;  // adaptive kappa
+
+  // The time step: start (friction reference), then per friction lag: positions through the
+  // halo, proximity set, lagged normal forces and tangents.
+  void begin_step(Vec x);
+  void lag_friction(Vec x);
+  // Kinematic moves: the ACCD bound (this rank's) of the step p from x (no shifted frame)
+  // and, once a fraction beta is taken, the gathered positions advanced with it.
+  double move_bound(Vec x, Vec p);
+  void advance(double beta);
+  // End of step: the gap (d - xi) of the closest pair and the pair count (global).
+  void end_step(double& min_distance, int& pairs);
+
+  void set_free_kinematic(const std::vector<char>& free) { model_->set_free_kinematic(free); }
+  double kappa() const { return kappa_; }
+  void set_kappa(double k) { kappa_ = k; }
+  const ContactTimers& timers() const { return model_->timers(); }
+  // Counters since the last reset: ACCD queries and seconds spent in the contact phases
+  // outside assembly and energy evaluations.
+  long ccd_queries = 0;
+  double seconds = 0.0;
+
+ private:
+  void exchange_halo(Vec x, Vec p);
+  bool swept_shift(Vec p, Vec3& c);
+
+  const Scene& scene_;
+  const LocalView& lv_;
+  LinearSystem& sys_;
+  std::unique_ptr<ContactModel> model_;
+  std::unique_ptr<ContactHalo> halo_;
+  KappaBounds kappa_bounds_;
+  double kappa_ = 0.0, bbox_diagonal_ = 1.0, prev_gap_ = 0.0;
+  bool proximity_current_ = false;  // model_'s proximity set was built at xf_
+  bool rebuilt_last_ = false;       // the previous Newton iteration grew the contact pattern
+  Vec x_start_ = nullptr;           // positions at the start of the step (friction reference)
+  std::vector<Vec3> xf_, pf_, xf_trial_;
+  int stage_contact_ = 0;
+};
+
+}  // namespace weft

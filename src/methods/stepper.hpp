@@ -1,0 +1,60 @@
+// A time stepper (DESIGN.md "Steppers"): what the run loop, the progress line, the result
+// file and restart know of a method. `method:` in the case picks one through make_stepper;
+// cipc now (methods/cipc.hpp), pbd, xpbd, mass_spring and pd later, each one file plus a
+// line in stepper.cpp's table.
+#pragma once
+#include <petscvec.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/named_values.hpp"
+
+namespace weft {
+
+struct Scene;
+struct LocalView;
+
+// What one step reports.
+struct StepReport {
+  NamedValues stats;        // per-step statistics, written to /frames/stats/<name>
+  int iterations = 0;       // solver iterations of the step (the progress line)
+  double max_strain = 0.0;  // largest principal stretch at the end of the step (progress)
+  bool converged = true;
+};
+
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+
+  // Advance from time t to t + dt. Collective.
+  virtual StepReport step(double t) = 0;
+  // State, solver vertex order: ghosted PETSc Vecs of 3 per local vertex (owned, then
+  // ghosts), positions and velocities. Restart writes the checkpoint's x and v into them.
+  virtual Vec positions() const = 0;
+  virtual Vec velocities() const = 0;
+  // Largest principal stretch over the strain-measuring terms at the current positions
+  // (0 when none). Collective.
+  virtual double max_strain() = 0;
+  // The statistics of the initial state (frame 0): those with a meaning before any step.
+  virtual NamedValues start_stats() = 0;
+  // One line for the progress header (method, linear solver ...).
+  virtual std::string describe() const = 0;
+
+  // Checkpoint: every piece of state beyond x and v a restart needs to continue bit for bit
+  // (adaptive stiffnesses ...), as named arrays in a rank-count-independent order, whole
+  // on every rank. Collective.
+  virtual NamedArrays save() const = 0;
+  // The same arrays back (as save() gave them, possibly on another rank count); InputError
+  // naming the array when one is missing or has the wrong size.
+  virtual void load(const NamedArrays& arrays) = 0;
+};
+
+// The stepper of scene.spec.method; InputError (naming the case file, the key and the
+// known methods) for a method this build does not have.
+std::unique_ptr<Stepper> make_stepper(const Scene& scene, const LocalView& lv);
+// The methods make_stepper knows, in table order.
+std::vector<std::string> stepper_methods();
+
+}  // namespace weft

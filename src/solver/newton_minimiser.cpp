@@ -1,0 +1,261 @@
+#include "solver/newton_minimiser.hpp"
+
+#include <petsclog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace weft {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kArmijo = 1.0e-4;
+constexpr int kMaxHalvings = 40;
+constexpr double kEnergyNoise = 1.0e-12;  // relative rounding noise of a global energy sum
+
+void check(PetscErrorCode ierr, const char* what) {
+  if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what);
+}
+
+// RAII view of a ghosted Vec's local form (owned then ghost entries).
+class LocalArray {
+ public:
+  explicit LocalArray(Vec v) : v_(v) {
+    check(VecGhostGetLocalForm(v_, &local_), "VecGhostGetLocalForm");
+    check(VecGetArray(local_, &a_), "VecGetArray");
+  }
+  ~LocalArray() {
+    VecRestoreArray(local_, &a_);
+    VecGhostRestoreLocalForm(v_, &local_);
+  }
+  double* data() { return a_; }
+
+ private:
+  Vec v_, local_ = nullptr;
+  double* a_ = nullptr;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int log_stage(const char* name) {
+  static std::map<std::string, int> stages;
+  auto it = stages.find(name);
+  if (it != stages.end()) return it->second;
+  PetscLogStage s = 0;
+  PetscLogStageRegister(name, &s);
+  stages[name] = s;
+  return s;
+}
+
+void NodeSink::add_hessians(int set, int first, int count, int nv, const int* local, const double* H) {
+  int ids[8];
+  const int n2 = 9 * nv * nv;
+  for (int i = 0; i < count; ++i) {
+    const int* l = local + nv * i;
+    for (int a = 0; a < nv; ++a) ids[a] = global_id_[l[a]];
+    // symmetric: column-major == row-major
+    sys_.add_block(slots_[set], static_cast<size_t>(first + i), nv, ids, H + static_cast<size_t>(n2) * i);
+  }
+}
+
+void MappedNodeSink::add_hessians(int /*set*/, int /*first*/, int count, int nv, const int* local, const double* H) {
+  int nodes[NodeMap::kMaxStencilNodes], ids[NodeMap::kMaxStencilNodes];
+  double Hn[9 * NodeMap::kMaxStencilNodes * NodeMap::kMaxStencilNodes];
+  const int n2 = 9 * nv * nv;
+  for (int i = 0; i < count; ++i) {
+    const int nn = map_.pull_back(nv, local + nv * i, nullptr, H + static_cast<size_t>(n2) * i, nodes, nullptr, Hn);
+    for (int a = 0; a < nn; ++a) ids[a] = global_id_[nodes[a]];
+    sys_.add_block(nn, ids, Hn);
+  }
+}
+
+NewtonMinimiser::NewtonMinimiser(const LocalView& lv, LinearSystem& sys, Vec x, const std::vector<int>& global_id,
+                                 const Options& opt)
+    : lv_(lv), sys_(sys), x_(x), global_id_(global_id), opt_(opt) {
+  check(VecDuplicate(x_, &p_), "VecDuplicate");
+  check(VecDuplicate(x_, &g_), "VecDuplicate");
+  check(VecCreateMPI(lv.comm, 3 * lv.num_owned(), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
+  trial_.resize(3 * lv.num_local());
+  stage_assembly_ = log_stage("weft Assembly");
+  stage_solve_ = log_stage("weft Solve");
+  stage_line_search_ = log_stage("weft LineSearch");
+}
+
+NewtonMinimiser::~NewtonMinimiser() {
+  VecDestroy(&p_);
+  VecDestroy(&g_);
+  VecDestroy(&rhs_);
+}
+
+void NewtonMinimiser::add_group(double scale, std::vector<LocalTerm*> terms) {
+  for (const LocalTerm* t : terms)
+    if (t->max_set_index() >= static_cast<int>(slots_.size())) slots_.resize(t->max_set_index() + 1);
+  groups_.push_back({scale, std::move(terms)});
+}
+
+void NewtonMinimiser::add_global(GlobalTerm* term) { globals_.push_back(term); }
+
+double NewtonMinimiser::local_energy(const double* xl) const {
+  // Per group: the sum of its terms, then scaled (inertia + h^2 * elastic for a time step).
+  double total = 0.0;
+  for (const Group& gr : groups_) {
+    double acc = 0.0;
+    for (const LocalTerm* t : gr.terms)
+      if (!t->add_energy(xl, acc)) return kInf;  // infeasible (past a strain limit ...)
+    total += gr.scale * acc;
+  }
+  return total;
+}
+
+double NewtonMinimiser::global_energy(const double* xl, double alpha) const {
+  double local = local_energy(xl), global = 0.0;
+  if (!globals_.empty() && std::isfinite(local)) {
+    double acc = 0.0;
+    for (GlobalTerm* t : globals_) acc += t->trial_energy(alpha);
+    local += acc;
+  }
+  // Any rank's +inf makes the global energy +inf.
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  return global;
+}
+
+double NewtonMinimiser::assemble(const double* xl) {
+  sys_.begin_assembly();
+  double energy = 0.0;
+  {
+    LocalArray ga(g_);
+    double* g = ga.data();
+    const int n_local = lv_.num_local();
+    // Zero the ghost slots too (VecSet only touches owned entries): they are summed
+    // into their owners below.
+    std::fill(g, g + 3 * n_local, 0.0);
+    if (!map_) {
+      NodeSink sink(g, global_id_.data(), sys_, slots_);
+      for (const Group& gr : groups_)
+        for (LocalTerm* t : gr.terms) t->assemble(xl, gr.scale, energy, sink);
+    } else {
+      // Vertex-level derivatives pulled back to the nodes (J^T g per vertex, J^T H J per
+      // stencil); rows of fixed nodes stay zero.
+      g_vertex_.assign(3 * n_local, 0.0);
+      const std::vector<int> keep(n_local, 0);
+      MappedNodeSink sink(g_vertex_.data(), keep.data(), g, global_id_.data(), *map_, sys_, slots_);
+      for (const Group& gr : groups_)
+        for (LocalTerm* t : gr.terms) t->assemble(xl, gr.scale, energy, sink);
+      map_->pull_back_gradient(g_vertex_.data(), g);
+      for (int l = 0; l < n_local; ++l)
+        if (global_id_[l] < 0) g[3 * l] = g[3 * l + 1] = g[3 * l + 2] = 0.0;
+    }
+  }
+  // Ghost rows belong to their owners: sum them there.
+  check(VecGhostUpdateBegin(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateBegin");
+  check(VecGhostUpdateEnd(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateEnd");
+  if (!globals_.empty()) {
+    // Their gradients went in by global row, summed at the owner in a fixed order
+    // (LinearSystem::flush_rhs).
+    for (GlobalTerm* t : globals_) t->assemble(sys_, energy);
+    sys_.flush_rhs(g_);
+  }
+  sys_.end_assembly();
+  double global = 0.0;
+  MPI_Allreduce(&energy, &global, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  return global;
+}
+
+int NewtonMinimiser::minimise(NewtonStats& st) {
+  const int n_local = lv_.num_local();
+  const double tol = opt_.tol, scale = opt_.residual_scale;
+  for (GlobalTerm* t : globals_) t->begin_minimise();
+  int it = 0;
+  for (; it < opt_.max_iters; ++it) {
+    for (GlobalTerm* t : globals_) t->begin_iteration();
+    auto t0 = std::chrono::steady_clock::now();
+    PetscLogStagePush(stage_assembly_);
+    double E0;
+    {
+      LocalArray xa(x_);
+      E0 = assemble(xa.data());
+    }
+    check(VecCopy(g_, rhs_), "VecCopy");  // global part of the ghosted g
+    check(VecScale(rhs_, -1.0), "VecScale");
+    PetscLogStagePop();
+    st.assembly_s += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    PetscLogStagePush(stage_solve_);
+    st.ksp_iters += sys_.solve(rhs_, p_);
+    PetscLogStagePop();
+    st.solve_s += seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    PetscLogStagePush(stage_line_search_);
+    check(VecGhostUpdateBegin(p_, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateBegin");
+    check(VecGhostUpdateEnd(p_, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateEnd");
+    double pinf = 0.0, gp = 0.0;
+    check(VecNorm(p_, NORM_INFINITY, &pinf), "VecNorm");
+    check(VecDot(g_, p_, &gp), "VecDot");
+    st.residual = pinf / scale;
+    st.energy = E0;
+    bool settled = true;
+    {
+      LocalArray pa(p_);
+      for (const Group& gr : groups_)
+        for (const LocalTerm* t : gr.terms) settled = t->settled(pa.data()) && settled;  // every rank calls every term
+    }
+    if (pinf / scale < tol && settled) {
+      st.converged = true;
+      PetscLogStagePop();
+      st.line_search_s += seconds_since(t0);
+      break;
+    }
+    // alpha starts at the global terms' bound (ACCD for contact, C-IPC section 5.4), the
+    // global minimum over ranks.
+    double alpha = 1.0;
+    if (!globals_.empty()) {
+      for (GlobalTerm* t : globals_) alpha = std::min(alpha, t->max_step(x_, p_));
+      MPI_Allreduce(MPI_IN_PLACE, &alpha, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
+    }
+    // Then halve until the energy is finite (every stencil feasible, e.g. inside its
+    // strain limit, C-IPC section 4.3) and decreases enough (Armijo).
+    bool accepted = false;
+    {
+      LocalArray xa(x_), pa(p_);
+      for (int k = 0; k < kMaxHalvings; ++k, alpha *= 0.5) {
+        for (int i = 0; i < 3 * n_local; ++i) trial_[i] = xa.data()[i] + alpha * pa.data()[i];
+        const double E1 = global_energy(trial_.data(), alpha);
+        // Near the minimiser the predicted decrease falls below the rounding noise of the
+        // summed energy; a feasible full step that does not raise E beyond that noise is
+        // then taken rather than halved away.
+        const bool at_noise_floor = k == 0 && -gp <= kEnergyNoise * std::abs(E0) &&
+                                    E1 <= E0 + kEnergyNoise * std::abs(E0);
+        if (std::isfinite(E1) && (E1 <= E0 + kArmijo * alpha * gp || at_noise_floor)) {
+          accepted = true;
+          break;
+        }
+      }
+      if (accepted) {
+        std::copy(trial_.begin(), trial_.end(), xa.data());
+        for (GlobalTerm* t : globals_) t->accept(alpha);
+        for (const Group& gr : groups_)
+          for (LocalTerm* t : gr.terms) t->accepted(xa.data());
+      }
+    }
+    PetscLogStagePop();
+    st.line_search_s += seconds_since(t0);
+    if (!accepted) break;  // no descent left at double precision: the step ends here
+    st.min_alpha = std::min(st.min_alpha, alpha);
+    for (GlobalTerm* t : globals_) t->after_step();
+  }
+  return std::min(it + 1, opt_.max_iters);
+}
+
+}  // namespace weft

@@ -210,7 +210,7 @@ TEST(RodTerms, RegistryHasStretchThenBending) {
   // Any material model of a rod gets them; the shell terms keep their places.
   EXPECT_EQ(terms_for(ObjectKind::Rod, "neo_hookean"), fs);
   const std::vector<const TermFactory*>& all = term_registry();
-  ASSERT_EQ(all.size(), 5u);
+  ASSERT_GE(all.size(), 5u);  // later kinds' terms are appended after these
   EXPECT_STREQ(all[2]->name, "hinge_bending");
   EXPECT_EQ(all[3], fs[0]);
   EXPECT_EQ(all[4], fs[1]);

@@ -1,7 +1,7 @@
 # tests/data/codim/mixed.yaml (a cloth, two rods, particles, a sphere obstacle) at 1, 2
 # and 3 ranks: every frame's positions equal the 1-rank run's within 1e-7 m (direct
 # solver, Newton tolerance 1e-6 m/s), weft-verify passes every frame, and /mesh holds the
-# rods' segments and the particles.
+# rods' segments and the particles. Then particle_rest.yaml (particles and a plane) alike.
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/codim/mixed.yaml
 for np in 1 2 3; do
@@ -22,4 +22,12 @@ check "segments" "$(h5_values mixed1.h5 /mesh/segments | wc -l) == 2 * 78"
 check "points" "$(h5_values mixed1.h5 /mesh/points | wc -l) == 50"
 check "rope offset" "$(h5_values mixed1.h5 /mesh/segment_offset | head -1) == 0.004"
 check "grain offset" "$(h5_values mixed1.h5 /mesh/point_offset | head -1) == 0.008"
+# Particles alone beside an obstacle: coordinate bisection, the plane with its nearest grains.
+for np in 1 2 3; do
+  run_weft "$np" "$WEFT_DATA/codim/particle_rest.yaml" -o "grains$np.h5" > "glog$np.txt" || { cat "glog$np.txt"; fail "grains np=$np"; }
+  "$WEFT_BIN/weft-verify" "grains$np.h5" > /dev/null || fail "weft-verify grains np=$np"
+  [ "$np" -eq 1 ] || h5diff -d 1e-7 grains1.h5 "grains$np.h5" /frames/positions /frames/positions > diff.txt \
+    || { head diff.txt; fail "grains np=$np positions differ from 1 rank"; }
+done
+check "grains on 3 ranks" "$(h5_values grains3.h5 /mesh/partition | sort -u | wc -l) == 3"
 echo "mixed codimensions agree at 1, 2, 3 ranks"

@@ -6,12 +6,14 @@ namespace weft {
 extern const TermFactory kShellMembraneNeoHookean;
 extern const TermFactory kShellMembraneStvk;
 extern const TermFactory kShellHingeBending;
+extern const TermFactory kRodStretch;
+extern const TermFactory kRodBending;
 
 const std::vector<const TermFactory*>& term_registry() {
   // Membranes before bending: the order elastic energies are summed in (kept from the
-  // loops this replaced, so trajectories are unchanged).
+  // loops this replaced, so trajectories are unchanged). Rod terms after the shell terms.
   static const std::vector<const TermFactory*> all = {&kShellMembraneNeoHookean, &kShellMembraneStvk,
-                                                      &kShellHingeBending};
+                                                      &kShellHingeBending, &kRodStretch, &kRodBending};
   return all;
 }
 

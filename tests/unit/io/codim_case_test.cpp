@@ -8,8 +8,10 @@
 
 #include "io/case_loader.hpp"
 #include "energy/registry.hpp"
+#include "io/result_file.hpp"
 #include "io/scene_loader.hpp"
 #include "io_test_util.hpp"
+#include "parallel/local_view.hpp"
 
 using namespace weft;
 using weft::iotest::TempDir;
@@ -235,4 +237,63 @@ objects:
         }
     }
   }
+}
+
+namespace {
+
+std::vector<long long> read_i64(hid_t f, const char* name, std::vector<hsize_t>* dims = nullptr) {
+  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+  EXPECT_GE(ds, 0) << name;
+  hid_t sp = H5Dget_space(ds);
+  std::vector<hsize_t> d(H5Sget_simple_extent_ndims(sp));
+  H5Sget_simple_extent_dims(sp, d.data(), nullptr);
+  std::vector<long long> v(H5Sget_simple_extent_npoints(sp));
+  if (!v.empty()) H5Dread(ds, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  H5Sclose(sp);
+  H5Dclose(ds);
+  if (dims) *dims = d;
+  return v;
+}
+
+std::vector<double> read_f64(hid_t f, const char* name) {
+  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t sp = H5Dget_space(ds);
+  std::vector<double> v(H5Sget_simple_extent_npoints(sp));
+  if (!v.empty()) H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  H5Sclose(sp);
+  H5Dclose(ds);
+  return v;
+}
+
+}  // namespace
+
+// /mesh/segments (S, 2) and /mesh/points (P) in input vertex order with their offsets.
+TEST(CodimCase, ResultFileHoldsSegmentsAndPoints) {
+  TempDir t;
+  const CaseSpec spec = load_case_from_string(kRodsAndParticles, "codim.yaml");
+  const Scene s = build_scene(spec, 1);
+  const LocalView lv = make_local_view(s, MPI_COMM_SELF);
+  const std::string path = t.file("codim.h5");
+  {
+    ResultFile out(path, s, lv);
+    out.finish();
+  }
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  std::vector<hsize_t> dims;
+  const std::vector<long long> segs = read_i64(f, "/mesh/segments", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{21, 2}));
+  for (int k = 0; k < 4; ++k) {  // the line: (k, k + 1) in input ids
+    EXPECT_EQ(segs[2 * k], k);
+    EXPECT_EQ(segs[2 * k + 1], k + 1);
+  }
+  const std::vector<double> soff = read_f64(f, "/mesh/segment_offset");
+  ASSERT_EQ(soff.size(), 21u);
+  for (int k = 0; k < 21; ++k) EXPECT_EQ(soff[k], k < 4 ? 0.02 : 0.001) << k;
+  const std::vector<long long> pts = read_i64(f, "/mesh/points");
+  ASSERT_EQ(pts.size(), 24u);
+  for (int k = 0; k < 24; ++k) EXPECT_EQ(pts[k], 17 + k);  // after the line (5) and the net (12)
+  const std::vector<double> poff = read_f64(f, "/mesh/point_offset");
+  for (double o : poff) EXPECT_EQ(o, 0.01);
+  H5Fclose(f);
 }

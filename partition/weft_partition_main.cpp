@@ -28,12 +28,16 @@ std::vector<std::vector<int>> elements_of(const std::string& path) {
   int base = 0;
   auto add_mesh = [&](const weft::TriMesh& m) {
     for (const auto& t : m.triangles) elems.push_back({t[0] + base, t[1] + base, t[2] + base});
+    for (const auto& e : m.segments) elems.push_back({e[0] + base, e[1] + base});  // rods
     base += static_cast<int>(m.vertices.size());
   };
   if (ends_with(".yaml") || ends_with(".yml")) {
     weft::CaseSpec spec = weft::load_case(path, {});
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    for (const auto& o : spec.objects) add_mesh(weft::build_object_mesh(o.mesh, o.transform, dir));
+    // The mesh graph only (particles have no edges here; the run places them by coordinate
+    // bisection, see docs/DESIGN.md "Distributed model").
+    for (const auto& o : spec.objects)
+      add_mesh(weft::build_object_mesh(o.mesh, o.transform, dir, "", weft::mesh_use_of(o.kind)));
   } else {
     weft::TriMesh m = weft::read_mesh(path);
     weft::validate_mesh(m, path);

@@ -235,11 +235,40 @@ std::array<int, 2> parse_pair(const Ctx& c, const MapNode& m, const std::string&
   return r;
 }
 
-MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir) {
+bool mesh_format_supported_for(const std::string& path, ObjectKind) {
+  std::string ext = fs::path(path).extension().string();
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return ext == ".obj";
+}
+
+// The generators each kind takes (a shell or an obstacle is a surface).
+Words generators_of(ObjectKind kind) {
+  switch (kind) {
+    case ObjectKind::Rod:
+      return {"line", "polyline", "helix", "rod_net"};
+    case ObjectKind::Particles:
+      return {"particle_block"};
+    default:
+      return {"grid", "disk", "sphere", "box", "cylinder", "funnel", "bowl"};
+  }
+}
+
+std::string kind_word(ObjectKind k) { return std::string("kind '") + to_string(k) + "'"; }
+
+void only_generator_keys(const Ctx& c, const MapNode& m, const std::string& by, const Words& takes) {
+  Words allowed = takes;
+  allowed.push_back("generator");
+  only_keys(c, m, allowed, by, takes);
+}
+
+MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir, ObjectKind kind) {
   MeshSpec ms;
   const bool gen = m.has("generator"), file = m.has("file");
+  const Words gens = generators_of(kind);
   if (gen && file) c.fail(m.path(), "give either 'generator' or 'file', not both");
-  if (!gen && !file) c.fail(m.path(), "needs 'generator' (grid, disk, sphere, box, cylinder, funnel) or 'file' (.obj, .msh)");
+  if (!gen && !file)
+    c.fail(m.path(), "needs 'generator' (" + cs::join(gens) + ") or 'file' (" +
+                         (kind == ObjectKind::Rod || kind == ObjectKind::Particles ? ".obj" : ".obj, .msh") + ")");
   if (file) {
     only_keys(c, m, {"file"}, "a mesh file", {"file"});
     std::string f = to_text(c, m.get("file"), m.at("file"));
@@ -255,13 +284,78 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir)
     if (fs::is_directory(st)) c.fail(m.at("file"), "is a directory, not a mesh file: '" + p.string() + "'");
     if (!mesh_format_supported(p.string()))
       c.fail(m.at("file"), "unsupported mesh format '" + p.extension().string() + "' (expected .obj or .msh)");
+    if ((kind == ObjectKind::Rod || kind == ObjectKind::Particles) && !mesh_format_supported_for(p.string(), kind))
+      c.fail(m.at("file"), kind_word(kind) + " reads .obj files only ('" + (kind == ObjectKind::Rod ? "l" : "v") +
+                               "' lines), got '" + p.extension().string() + "'");
     ms.file = p.string();
     return ms;
   }
-  ms.generator = to_choice(c, m.get("generator"), m.at("generator"), {"grid", "disk", "sphere", "box", "cylinder", "funnel"});
+  ms.generator = to_text(c, m.get("generator"), m.at("generator"));
+  if (!contains(gens, ms.generator)) {
+    Words all = generators_of(ObjectKind::Shell), rods = generators_of(ObjectKind::Rod);
+    all.insert(all.end(), rods.begin(), rods.end());
+    all.push_back("particle_block");
+    if (contains(all, ms.generator))
+      c.fail(m.at("generator"), "'" + ms.generator + "' is not a generator for " + kind_word(kind) +
+                                    " (it takes: " + cs::join(gens) + ")");
+    c.fail(m.at("generator"), "expected one of: " + cs::join(gens) + " (got '" + ms.generator + "')");
+  }
   const std::string by = "generator '" + ms.generator + "'";
   auto radius = [&] { ms.radius = m.number("radius", ms.radius, positive, "> 0"); };
-  if (ms.generator == "grid") {
+  auto segments = [&](int def) { ms.segments = m.integer("segments", def, 1, kIntMax, ">= 1"); };
+  if (ms.generator == "line") {
+    only_generator_keys(c, m, by, {"length", "segments"});
+    ms.length = m.number("length", 1.0, positive, "> 0 (m)");
+    segments(16);
+  } else if (ms.generator == "polyline") {
+    only_generator_keys(c, m, by, {"points"});
+    if (!m.has("points")) c.fail_plain("missing required key '" + m.at("points") + "' ([[x, y, z], ...], at least 2)");
+    const YAML::Node p = m.get("points");
+    if (!p.IsSequence() || p.size() < 2)
+      c.fail(m.at("points"), "expected a list of at least 2 points [[x, y, z], ...], got " + describe(p) +
+                                 (p.IsSequence() ? " of " + std::to_string(p.size()) : ""));
+    for (std::size_t i = 0; i < p.size(); ++i) ms.points.push_back(to_vec3(c, p[i], cs::item(m.at("points"), i)));
+  } else if (ms.generator == "helix") {
+    only_generator_keys(c, m, by, {"radius", "pitch", "turns", "segments"});
+    radius();
+    ms.pitch = m.number("pitch", ms.pitch, positive, "> 0 (m per turn)");
+    ms.turns = m.number("turns", ms.turns, positive, "> 0");
+    segments(64);
+  } else if (ms.generator == "rod_net") {
+    only_generator_keys(c, m, by, {"size", "resolution", "subdivisions"});
+    if (m.has("size")) {
+      std::vector<double> v = to_numbers(c, m.get("size"), m.at("size"), 2, "[size_x, size_z]");
+      for (int i = 0; i < 2; ++i)
+        if (!(v[i] > 0)) c.range(cs::item(m.at("size"), i), "> 0", v[i]);
+      ms.size = Vec3(v[0], v[1], 0);
+    } else {
+      ms.size = Vec3(1, 1, 0);
+    }
+    ms.resolution = parse_pair(c, m, "resolution", {5, 5}, false, {2, 2}, "[rods along x, rods along z]");
+    ms.subdivisions = m.integer("subdivisions", 1, 1, kIntMax, ">= 1 (segments between two crossings)");
+  } else if (ms.generator == "particle_block") {
+    only_generator_keys(c, m, by, {"size", "resolution", "jitter", "seed"});
+    ms.size = m.vec3("size", Vec3(1, 1, 1));
+    for (int i = 0; i < 3; ++i)
+      if (!(ms.size[i] > 0)) c.range(cs::item(m.at("size"), i), "> 0", ms.size[i]);
+    if (m.has("resolution")) {
+      const YAML::Node n = m.get("resolution");
+      if (!n.IsSequence() || n.size() != 3)
+        c.fail(m.at("resolution"), "expected [nx, ny, nz] (particles along x, y, z), got " + describe(n) +
+                                       (n.IsSequence() ? " of " + std::to_string(n.size()) : ""));
+      for (int i = 0; i < 3; ++i) ms.block[i] = to_int(c, n[i], cs::item(m.at("resolution"), i), 1, kIntMax, ">= 1");
+    }
+    ms.jitter = m.number("jitter", 0.0, [](double v) { return v >= 0 && v <= 0.4; }, "in [0, 0.4]");
+    if (m.has("seed")) {
+      long long sd = to_integer(c, m.get("seed"), m.at("seed"));
+      if (sd < 0 || sd > 4294967295LL) c.fail(m.at("seed"), "must be in [0, 4294967295] (got " + std::to_string(sd) + ")");
+      ms.seed = static_cast<unsigned>(sd);
+    }
+  } else if (ms.generator == "bowl") {
+    only_generator_keys(c, m, by, {"radius", "resolution"});
+    radius();
+    ms.resolution = parse_pair(c, m, "resolution", {32, 8}, false, {3, 1}, "[segments around, rings]");
+  } else if (ms.generator == "grid") {
     const Words takes = {"size", "resolution", "jitter", "seed"};
     Words allowed = takes;
     allowed.push_back("generator");
@@ -353,8 +447,23 @@ TransformSpec parse_transform(const Ctx& c, const MapNode& m) {
   return t;
 }
 
-MaterialSpec parse_material(const Ctx& c, const MapNode& m) {
+MaterialSpec parse_material(const Ctx& c, const MapNode& m, ObjectKind kind, const std::string& object_path) {
   MaterialSpec mat;
+  Words takes;
+  if (kind == ObjectKind::Rod)
+    takes = {"density", "youngs", "radius", "bending_youngs", "vertex_mass"};
+  else if (kind == ObjectKind::Particles)
+    takes = {"density", "radius", "vertex_mass"};
+  else
+    takes = {"model", "density", "youngs", "poisson", "thickness", "bending_youngs", "vertex_mass"};
+  only_keys(c, m, takes, kind_word(kind), takes);
+  if (kind == ObjectKind::Rod || kind == ObjectKind::Particles) {
+    if (!m.has("radius"))
+      c.fail_plain("missing required key '" + cs::child(cs::child(object_path, "material"), "radius") + "' (" +
+                   kind_word(kind) + ": the cross-section radius in m, e.g. 0.001)");
+    mat.radius = m.number("radius", 0.0, positive, "> 0 (m)");
+  }
+  mat.vertex_mass = m.number("vertex_mass", 0.0, positive, "> 0 (kg per vertex)");
   if (m.has("model")) mat.model = to_choice(c, m.get("model"), m.at("model"), {"neo_hookean", "stvk"});
   mat.density = m.number("density", mat.density, positive, "> 0 (kg/m^3)");
   mat.youngs = m.number("youngs", mat.youngs, positive, "> 0 (Pa)");
@@ -385,7 +494,7 @@ PinSpec parse_pin(const Ctx& c, const MapNode& m) {
 ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& path, std::size_t index,
                         const std::string& case_dir) {
   // The kind first: an unsupported kind is the real problem, not its unknown keys.
-  const Words kinds = {"shell", "obstacle"}, later = {"rod", "particles", "volume", "rigid"};
+  const Words kinds = {"shell", "rod", "particles", "obstacle"}, later = {"volume", "rigid"};
   if (n.IsMap() && n["kind"].IsDefined()) {
     const YAML::Node k = n["kind"];
     std::string kind = to_text(c, k, cs::child(path, "kind"));
@@ -407,17 +516,21 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
   } else {
     for (const std::string& k : m.present())
       if (k == "motion")
-        c.fail(m.at(k), "is not used by kind 'shell' (move a shell through pins[].motion; only obstacles take 'motion')");
+        c.fail(m.at(k), "is not used by " + kind_word(o.kind) + " (move it through pins[].motion; only obstacles take 'motion')");
+    if (o.kind == ObjectKind::Particles) {
+      const Words takes = {"name", "kind", "mesh", "transform", "material", "contact", "pins", "initial"};
+      only_keys(c, m, takes, "kind 'particles'", takes);
+    }
   }
   if (!m.has("mesh")) c.fail_plain("missing required key '" + m.at("mesh") + "'");
   {
     const YAML::Node mn = m.get("mesh");
     if (!mn.IsMap()) c.fail(m.at("mesh"), "expected a mapping {generator: ...} or {file: ...}, got " + describe(mn));
   }
-  o.mesh = parse_mesh(c, m.map("mesh"), case_dir);
+  o.mesh = parse_mesh(c, m.map("mesh"), case_dir, o.kind);
   o.transform = parse_transform(c, m.map("transform"));
 
-  o.material = parse_material(c, m.map("material"));
+  o.material = parse_material(c, m.map("material"), o.kind, path);
 
   if (m.has("strain_limit")) {
     MapNode sl = m.map("strain_limit");
@@ -430,7 +543,8 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
                                fmt(o.strain_limit) + ")");
   }
   MapNode ct = m.map("contact");
-  o.offset = ct.number("offset", 0.0, non_negative, ">= 0 (m)");
+  // Rods and particles are thick: their default offset is the diameter (C-IPC sec. 3).
+  o.offset = ct.number("offset", o.material.radius > 0 ? 2 * o.material.radius : 0.0, non_negative, ">= 0 (m)");
   o.friction = ct.number("friction", -1.0, non_negative, ">= 0");
   if (m.has("pins")) {
     const YAML::Node pins = m.get("pins");
@@ -565,7 +679,8 @@ TriMesh load_object_mesh(const CaseSpec& spec, std::size_t i) {
   const std::string what = spec.path + ": objects[" + std::to_string(i) + "] (" + o.name + ") mesh" +
                            (o.mesh.file.empty() ? "" : " " + o.mesh.file);
   try {
-    return build_object_mesh(o.mesh, o.transform, fs::path(spec.path).parent_path().string(), what);
+    return build_object_mesh(o.mesh, o.transform, fs::path(spec.path).parent_path().string(), what,
+                             mesh_use_of(o.kind));
   } catch (const InputError& e) {
     const std::string msg = e.what();
     if (msg.rfind(spec.path + ":", 0) == 0) throw;

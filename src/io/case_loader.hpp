@@ -20,9 +20,18 @@
 //    normalised.
 //  - strain_limit: {max (required, >= 1, > threshold), threshold (default 1, >= 1)};
 //    absent = no limit (ObjectSpec::strain_limit = 0).
-//  - kinds: shell and obstacle. An obstacle takes name, kind, mesh, transform, contact,
-//    motion; a shell everything but motion (its pins carry motions).
-//    rod | particles | volume | rigid -> "not supported yet".
+//  - kinds: shell, rod, particles and obstacle. An obstacle takes name, kind, mesh,
+//    transform, contact, motion; a shell and a rod everything but motion (pins carry
+//    motions); particles neither motion nor strain_limit. Generators per kind: surfaces
+//    grid, disk, sphere, box, cylinder, funnel, bowl; rods line (length 1, segments 16),
+//    polyline (points, required), helix (radius 0.5, pitch 0.1, turns 3, segments 64),
+//    rod_net (size [1, 1], resolution [5, 5], subdivisions 1); particles particle_block
+//    (size [1, 1, 1], resolution [4, 4, 4], jitter 0). Rod and particle files are .obj.
+//  - material per kind: shell {model, density, youngs, poisson, thickness, bending_youngs,
+//    vertex_mass}; rod {density, youngs, radius (required), bending_youngs, vertex_mass};
+//    particles {density, radius (required), vertex_mass}; anything else is "not used by".
+//  - contact.offset defaults to 2 material.radius for rods and particles, 0 otherwise.
+//    volume | rigid -> "not supported yet".
 #pragma once
 #include <string>
 #include <vector>

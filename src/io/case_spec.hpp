@@ -1,6 +1,7 @@
 // The case file as plain data (DESIGN.md "Case files"). Filled and validated by
 // load_case(); everything downstream reads only this struct, never YAML.
 #pragma once
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,20 +12,29 @@
 namespace weft {
 
 struct MeshSpec {
-  std::string generator;        // grid | disk | sphere | box | cylinder | funnel ; empty when file is set
+  // Surfaces (shell, obstacle): grid | disk | sphere | box | cylinder | funnel | bowl;
+  // rods: line | polyline | helix | rod_net; particles: particle_block. Empty when file is set.
+  std::string generator;
   std::string file;             // .obj or .msh path; load_case() stores it absolute (a relative path in
                                 // the case resolves against the case file's folder)
-  Vec3 size{1.0, 1.0, 1.0};     // grid: [x, z] in size[0], size[1]; box: full extents
+  Vec3 size{1.0, 1.0, 1.0};     // grid, rod_net: [x, z] in size[0], size[1]; box, particle_block: full extents
   // grid: [nx, nz] vertices per side; disk: [segments on the rim, rings];
   // cylinder, funnel: [segments around, rings along y]; box: [vertices along the longest edge, unused].
   // load_case() fills per-generator defaults when the case omits it (see case_loader.hpp).
+  // rod_net: [rods along x, rods along z].
   std::array<int, 2> resolution{16, 16};
-  double jitter = 0.0;          // grid: 0..0.4 of the spacing, interior vertices only
-  double radius = 0.5;          // disk, sphere, cylinder
+  std::array<int, 3> block{4, 4, 4};  // particle_block: [nx, ny, nz] particles
+  double jitter = 0.0;          // grid: 0..0.4 of the spacing, interior vertices only; particle_block: all
+  double radius = 0.5;          // disk, sphere, cylinder, helix, bowl
+  double length = 1.0;          // line
+  int segments = 16;            // line, helix
+  double pitch = 0.1;           // helix: rise per turn
+  double turns = 3.0;           // helix
+  std::vector<Vec3> points;     // polyline
   double height = 1.0;          // cylinder, funnel
   double top_radius = 0.5;      // funnel: rim radius at y = +height/2
   double bottom_radius = 0.1;   // funnel: rim radius at y = -height/2
-  int subdivisions = 3;         // sphere (icosphere)
+  int subdivisions = 3;         // sphere (icosphere); rod_net: segments per piece between crossings (default 1)
   unsigned seed = 1;            // jitter seed
   bool capped = true;           // cylinder: closed by end caps (false: open tube)
 };
@@ -79,13 +89,13 @@ struct PinSpec {
 
 struct ObjectSpec {
   std::string name;
-  ObjectKind kind = ObjectKind::Shell;  // shell | obstacle (rod | particles | volume | rigid: later issues)
+  ObjectKind kind = ObjectKind::Shell;  // shell | rod | particles | obstacle (volume | rigid: later issues)
   MeshSpec mesh;
   TransformSpec transform;
   MaterialSpec material;
   double strain_limit = 0.0;    // max singular value; 0 = none
   double strain_threshold = 1.0;  // s_hat of eq. 5: the barrier is active above this stretch
-  double offset = 0.0;          // xi, thickness offset
+  double offset = 0.0;          // xi, thickness offset (rods, particles: default 2 material.radius)
   double friction = -1.0;       // < 0: use contact.friction
   std::vector<PinSpec> pins;
   Vec3 initial_velocity{0, 0, 0};

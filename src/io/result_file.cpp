@@ -280,12 +280,22 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   write_replicated(mesh, "triangles", H5T_NATIVE_LLONG, tris, {hsize_t(T), 3}, lv.rank);
   write_replicated(mesh, "triangle_offset", H5T_NATIVE_DOUBLE, toff, {hsize_t(T)}, lv.rank);
   write_replicated(mesh, "strain_limit", H5T_NATIVE_DOUBLE, tlim, {hsize_t(T)}, lv.rank);
-  std::vector<long long> none;
-  std::vector<double> none_d;
-  write_replicated(mesh, "segments", H5T_NATIVE_LLONG, none, {0, 2}, lv.rank);
-  write_replicated(mesh, "segment_offset", H5T_NATIVE_DOUBLE, none_d, {0}, lv.rank);
-  write_replicated(mesh, "points", H5T_NATIVE_LLONG, none, {0}, lv.rank);
-  write_replicated(mesh, "point_offset", H5T_NATIVE_DOUBLE, none_d, {0}, lv.rank);
+  // Rod segments and particles, case order, input vertex ids (empty datasets without them).
+  const size_t S = scene.segments.size(), P = scene.points.size();
+  std::vector<long long> segs(2 * S), pts(P);
+  std::vector<double> soff(S), poff(P);
+  for (size_t k = 0; k < S; ++k) {
+    for (int a = 0; a < 2; ++a) segs[2 * k + a] = scene.input_of_solver[scene.segments[k][a]];
+    soff[k] = scene.objects[scene.segment_object[k]].offset;
+  }
+  for (size_t k = 0; k < P; ++k) {
+    pts[k] = scene.input_of_solver[scene.points[k]];
+    poff[k] = scene.objects[scene.point_object[k]].offset;
+  }
+  write_replicated(mesh, "segments", H5T_NATIVE_LLONG, segs, {hsize_t(S), 2}, lv.rank);
+  write_replicated(mesh, "segment_offset", H5T_NATIVE_DOUBLE, soff, {hsize_t(S)}, lv.rank);
+  write_replicated(mesh, "points", H5T_NATIVE_LLONG, pts, {hsize_t(P)}, lv.rank);
+  write_replicated(mesh, "point_offset", H5T_NATIVE_DOUBLE, poff, {hsize_t(P)}, lv.rank);
   // Object names and kinds, one per line in case order (object_id indexes them).
   std::string names, kinds;
   for (size_t o = 0; o < scene.objects.size(); ++o) {
@@ -555,6 +565,11 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
     if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
     for (int a = 0; a < 3; ++a) cells[o].triangles.push_back(scene.input_of_solver[scene.triangles[t][a]]);
   }
+  for (size_t k = 0; k < scene.segments.size(); ++k)
+    for (int a = 0; a < 2; ++a)
+      cells[scene.segment_object[k]].segments.push_back(scene.input_of_solver[scene.segments[k][a]]);
+  for (size_t k = 0; k < scene.points.size(); ++k)
+    cells[scene.point_object[k]].points.push_back(scene.input_of_solver[scene.points[k]]);
   std::vector<XdmfBlock> blocks(O);
   if (topologies) topologies->resize(O);
   for (size_t o = 0; o < O; ++o) {

@@ -1,13 +1,16 @@
 #include "io/scene_loader.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
 
 #include "core/error.hpp"
 #include "energy/registry.hpp"
-#include "mesh/build_object_mesh.hpp"
+#include "io/case_loader.hpp"
 #include "mesh/topology.hpp"
+#include "partition/coordinate_bisection.hpp"
 #include "partition/kinematic_owner.hpp"
 #include "partition/metis_partition.hpp"
 
@@ -23,20 +26,22 @@ bool in_box(const Vec3& p, const PinSpec& pin) {
 Scene build_scene(const CaseSpec& spec, int ranks) {
   Scene s;
   s.spec = spec;
-  const std::string case_dir = std::filesystem::path(spec.path).parent_path().string();
 
   // 1. Objects in case order; vertices and triangles concatenated in INPUT order.
   std::vector<Vec3> X, V;
   std::vector<int> vobj, vmotion;
   std::vector<Tri> tris;
   std::vector<int> tobj;
+  // Codimensional primitives in input ids: rod segments and isolated vertices (particles).
+  std::vector<Edge> segs;
+  std::vector<int> sobj, pts, pobj;
   // One element set per registered term, filled in input ids (renumbered in step 4).
   const std::vector<const TermFactory*>& registry = term_registry();
   std::vector<ElementSet> sets(registry.size());
   for (size_t i = 0; i < registry.size(); ++i) sets[i].term = registry[i], sets[i].arity = registry[i]->arity;
   for (size_t o = 0; o < spec.objects.size(); ++o) {
     const ObjectSpec& os = spec.objects[o];
-    TriMesh m = build_object_mesh(os.mesh, os.transform, case_dir);
+    TriMesh m = load_object_mesh(spec, o);
     const int base = static_cast<int>(X.size());
     ObjectParams op;
     op.name = os.name;
@@ -86,6 +91,18 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
     }
+    for (const Edge& e : m.segments) {
+      segs.push_back({e[0] + base, e[1] + base});
+      sobj.push_back(static_cast<int>(o));
+    }
+    {
+      std::vector<char> used(m.vertices.size(), 0);
+      for (const Tri& t : m.triangles)
+        for (int v : t) used[v] = 1;
+      for (const Edge& e : m.segments) used[e[0]] = used[e[1]] = 1;
+      for (size_t v = 0; v < used.size(); ++v)
+        if (!used[v]) pts.push_back(base + static_cast<int>(v)), pobj.push_back(static_cast<int>(o));
+    }
     // The object's stencils go to the sets of the terms registered for its (kind, model).
     std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model);
     if (!terms.empty()) {
@@ -117,7 +134,32 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   // rank could get a whole obstacle and the other rank most of the cloth.
   std::vector<int> weight(n);
   for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
-  std::vector<int> part = partition_graph(g, ranks, &weight);
+  // Particles have no edges: METIS would scatter them over the parts. They are split by
+  // recursive coordinate bisection instead (compact slabs), particle part p going to rank
+  // p; METIS balances the other dynamic vertices (particles weigh 0 there), RCB the
+  // particles, so each rank's dynamic count is balanced as a sum of two balanced splits.
+  // Deterministic (RCB orders by (coordinate, id)), so every rank computes the same parts.
+  std::vector<char> is_point(n, 0);
+  for (int v : pts) is_point[v] = 1;
+  long mesh_dynamic = 0;
+  for (int i = 0; i < n; ++i) {
+    if (is_point[i]) weight[i] = 0;
+    mesh_dynamic += weight[i];
+  }
+  std::vector<int> part = mesh_dynamic > 0 || pts.empty() ? partition_graph(g, ranks, &weight)
+                                                          : std::vector<int>(n, 0);
+  if (!pts.empty() && ranks > 1) {
+    std::vector<Vec3> px;
+    std::vector<double> pw;
+    for (int v : pts) px.push_back(X[v]), pw.push_back(vmotion[v] >= 0 ? 0.0 : 1.0);
+    const std::vector<int> ppart = partition_coordinates(px, ranks, &pw);
+    for (size_t k = 0; k < pts.size(); ++k) part[pts[k]] = ppart[k];
+    if (mesh_dynamic == 0) {
+      // Particles alone (beside obstacles): the obstacles are placed below, by proximity.
+      for (int i = 0; i < n; ++i)
+        if (!is_point[i]) part[i] = 0;
+    }
+  }
   // ... and an obstacle goes with the cloth beside it, not wherever METIS put a
   // zero-weight component (partition/kinematic_owner.hpp).
   if (ranks > 1) {
@@ -162,6 +204,30 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     const MaterialSpec& mat = spec.objects[tobj[t]].material;
     const double m3 = mat.density * mat.thickness * s.triangle_rest.back().area / 3.0;
     for (int v : tri) s.mass[v] += m3;
+  }
+  // Rods: rho pi r^2 per unit length, each segment's mass half to each end; particles:
+  // rho 4/3 pi r^3 each.
+  const double pi = 3.14159265358979323846;
+  for (size_t k = 0; k < segs.size(); ++k) {
+    const Edge e{s.solver_of_input[segs[k][0]], s.solver_of_input[segs[k][1]]};
+    s.segments.push_back(e);
+    s.segment_object.push_back(sobj[k]);
+    const MaterialSpec& mat = spec.objects[sobj[k]].material;
+    const double half = 0.5 * mat.density * pi * mat.radius * mat.radius * (s.rest[e[1]] - s.rest[e[0]]).norm();
+    s.mass[e[0]] += half;
+    s.mass[e[1]] += half;
+  }
+  for (size_t k = 0; k < pts.size(); ++k) {
+    const int v = s.solver_of_input[pts[k]];
+    s.points.push_back(v);
+    s.point_object.push_back(pobj[k]);
+    const MaterialSpec& mat = spec.objects[pobj[k]].material;
+    s.mass[v] += mat.density * 4.0 / 3.0 * pi * mat.radius * mat.radius * mat.radius;
+  }
+  // material.vertex_mass replaces the lumped masses (tests, comparisons with other codes).
+  for (int v = 0; v < n; ++v) {
+    const double vm = spec.objects[s.vertex_object[v]].material.vertex_mass;
+    if (vm > 0 && spec.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle) s.mass[v] = vm;
   }
   for (ElementSet& set : sets) {
     if (set.size() == 0) continue;  // no object for this term

@@ -17,8 +17,21 @@ namespace weft {
 //      cylinder  make_cylinder(radius, height, resolution[0], resolution[1], capped)
 // 2. validate_mesh(mesh, what); `what` defaults to the file path or "mesh generator 'NAME'".
 // 3. apply_transform(scale, rotate, translate).
+//      funnel    make_funnel(top_radius, bottom_radius, height, resolution[0], resolution[1])
+//      bowl      make_bowl(radius, segments = resolution[0], rings = resolution[1])
+//      line      make_line(length, segments)          (rods)
+//      polyline  make_polyline(points)                (rods)
+//      helix     make_helix(radius, pitch, turns, segments)
+//      rod_net   make_rod_net(size[0], size[1], resolution[0], resolution[1], subdivisions)
+//      particle_block  make_particle_block(size, block[0], block[1], block[2], jitter, seed)
+//    `use` (mesh_use_of(kind)) decides what a file must hold: rods read 'l' lines and refuse
+//    faces, particles read 'v' lines and refuse faces and lines, surfaces read faces.
 // Every failure is an InputError.
 TriMesh build_object_mesh(const MeshSpec& mesh, const TransformSpec& transform, const std::string& case_dir,
-                          const std::string& what = "");
+                          const std::string& what = "", MeshUse use = MeshUse::surface);
+
+// What an object of this kind uses its mesh for: rods -> rods, particles -> particles,
+// everything else a surface.
+MeshUse mesh_use_of(ObjectKind kind);
 
 }  // namespace weft

@@ -65,6 +65,14 @@ TriMesh make_cylinder(double radius, double height, int segments, int rings, boo
 // linearly in y; segments * rings vertices, 2 * segments * (rings - 1) triangles.
 TriMesh make_funnel(double top_radius, double bottom_radius, double height, int segments, int rings);
 
+// Bowl: the lower half of a sphere of `radius` centred at the origin, open at the top
+// (rim: the circle of `radius` at y = 0), normals pointing away from the centre. A bottom
+// pole (index 0, at (0, -radius, 0)) plus `rings` (>= 1) rings of `segments` (>= 3)
+// vertices at polar angles pi/2 r/rings from the pole (ring r = 1..rings, vertex s at index
+// 1 + (r - 1) segments + s, angle 2 pi s / segments from +x towards +z; the rim exactly at
+// y = 0). 1 + segments rings vertices, segments (2 rings - 1) triangles.
+TriMesh make_bowl(double radius, int segments, int rings);
+
 // ---- Volumes (tetrahedra; the caller sets triangles = extract_boundary_surface(tets)) ----
 
 // Box of tetrahedra with full extents `size`, centred: nx x ny x nz lattice points (each

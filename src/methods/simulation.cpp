@@ -51,13 +51,20 @@ void check_initial_configuration(const Scene& scene) {
     mesh.triangle_offset.push_back(scene.objects[scene.triangle_object[t]].offset);
     mesh.strain_limit.push_back(0.0);
   }
+  mesh.segments = scene.segments;
+  for (int o : scene.segment_object) mesh.segment_offset.push_back(scene.objects[o].offset);
+  mesh.points = scene.points;
+  for (int o : scene.point_object) mesh.point_offset.push_back(scene.objects[o].offset);
   verify::FrameChecker checker(mesh, verify::Options{});
   verify::Stats st;
   checker.check(0, scene.rest, st);
   auto describe = [&](const verify::PairRef& p) {
-    auto obj = [&](long t) { return "'" + scene.objects[scene.triangle_object[t]].name + "'"; };
-    return "triangle " + std::to_string(p.a) + " of " + obj(p.a) + " and triangle " + std::to_string(p.b) + " of " +
-           obj(p.b);
+    auto one = [&](int kind, long i) {
+      const std::vector<int>& of = kind == verify::kSegment ? scene.segment_object
+                                   : kind == verify::kPoint ? scene.point_object : scene.triangle_object;
+      return std::string(verify::kind_name(kind)) + " " + std::to_string(i) + " of '" + scene.objects[of[i]].name + "'";
+    };
+    return one(p.kind_a, p.a) + " and " + one(p.kind_b, p.b);
   };
   if (st.intersections > 0)
     throw InputError(scene.spec.path + ": the initial configuration intersects itself (" +

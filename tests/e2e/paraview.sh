@@ -29,6 +29,11 @@ for np in 1 3; do
   pv_check result "$WORK/out$np/drape.h5" cloth,ball,ground
 done
 
+# Rods and particles beside a cloth and an obstacle (tests/data/codim/mixed.yaml): polylines
+# and points per object, with the right cell counts.
+run_weft 2 "$WEFT_DATA/codim/mixed.yaml" --frames 2 -o codim/mixed.h5 > run.txt || { cat run.txt; fail "mixed run"; }
+pv_check codim "$WORK/codim/mixed.h5" cloth:242:triangle,rope:30:line,spring:48:line,grains:50:vertex,ball:320:triangle
+
 WEFT_XDMF_SAMPLE=$WORK/sample "$WEFT_BIN/unit-io" --gtest_filter=XdmfSample.* > /dev/null || fail "writing the primitives sample"
 pv_check sample "$WORK/sample/primitives.h5"
 

@@ -2,6 +2,7 @@
 file itself (read with h5dump, independent of ParaView):
   pvpython paraview_check.py result OUT.h5 NAME,NAME,...   a weft result of a shell scene
   pvpython paraview_check.py sample DIR/primitives.h5      tests/unit/io/xdmf_test.cpp's sample
+  pvpython paraview_check.py codim OUT.h5 NAME:CELLS:TYPE,...  rods / particles: cells per object
 Prints one 'ok' line per check; exits 1 at the first failure.
 """
 import os
@@ -144,9 +145,27 @@ def check_sample(path):
     check_names(path, ["grains", "noodle", "sheet", "jelly", "mixed"])
 
 
+def check_codim(path, expected):
+    """A scene of rods and particles beside surfaces: each object's cell count and VTK cell
+    types (lines for rods, vertices for particles, triangles for surfaces) as expected;
+    `expected` is NAME:CELLS:TYPE,... with TYPE one of line, vertex, triangle."""
+    types = {"vertex": {1, 2}, "line": {3, 4}, "triangle": {5}}
+    reader, objects, times, ps = check_common(path)
+    want = [e.split(":") for e in expected]
+    if [o[0] for o in objects] != [w[0] for w in want]:
+        fail("objects %s, expected %s" % ([o[0] for o in objects], [w[0] for w in want]))
+    for (name, cells, kind), p in zip(want, ps):
+        got = {p.GetCellType(c) for c in range(p.GetNumberOfCells())}
+        if p.GetNumberOfCells() != int(cells) or not got <= types[kind]:
+            fail("%s: %d cells of VTK types %s, expected %s %s cells" % (name, p.GetNumberOfCells(), sorted(got), cells, kind))
+    ok("every object shows its cells: " + ", ".join(expected))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "result":
         check_result(sys.argv[2], sys.argv[3].split(","))
+    elif sys.argv[1] == "codim":
+        check_codim(sys.argv[2], sys.argv[3].split(","))
     elif sys.argv[1] == "sample":
         check_sample(sys.argv[2])
     else:

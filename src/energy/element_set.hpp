@@ -32,6 +32,12 @@ struct ElementSet {
     if (!rest_) rest_ = std::make_shared<std::vector<R>>(), rest_type_ = &typeid(R);
     return *static_cast<std::vector<R>*>(checked(typeid(R)));
   }
+  // Whether the rest data is of type R (a method that reads a set's rest data itself, as
+  // pd reads the springs', checks this first).
+  template <class R>
+  bool holds() const {
+    return rest_ && *rest_type_ == typeid(R);
+  }
   template <class R>
   const std::vector<R>& rest() const {
     return *static_cast<const std::vector<R>*>(checked(typeid(R)));

@@ -11,6 +11,12 @@ extern const TermFactory kRodBending;
 extern const TermFactory kVolumeFixedCorotated;
 extern const TermFactory kVolumeNeoHookean;
 extern const TermFactory kShellOrthotropic;
+extern const TermFactory kSpringStructural;
+extern const TermFactory kRodSpringStructural;
+extern const TermFactory kSpringShear;
+extern const TermFactory kSpringBending;
+extern const TermFactory kRodSpringBending;
+extern const TermFactory kSpringDihedral;
 
 const std::vector<std::array<int, 4>>& no_tets() {
   static const std::vector<std::array<int, 4>> none;
@@ -23,14 +29,29 @@ const std::vector<const TermFactory*>& term_registry() {
   // sets of the older ones keep their indices.
   static const std::vector<const TermFactory*> all = {
       &kShellMembraneNeoHookean, &kShellMembraneStvk, &kShellHingeBending, &kRodStretch,
-      &kRodBending,              &kVolumeFixedCorotated, &kVolumeNeoHookean, &kShellOrthotropic};
+      &kRodBending,              &kVolumeFixedCorotated, &kVolumeNeoHookean, &kShellOrthotropic,
+      // mass_spring and pd (issue 18): springs, then bending.
+      &kSpringStructural, &kRodSpringStructural, &kSpringShear, &kSpringBending, &kRodSpringBending,
+      &kSpringDihedral};
   return all;
 }
 
-std::vector<const TermFactory*> terms_for(ObjectKind kind, const std::string& model) {
+bool term_serves(const TermFactory& f, const std::string& method) {
+  const std::string list = f.methods;
+  if (list.empty()) return method == "cipc";
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    if (list.compare(b, e - b, method) == 0) return true;
+    b = e + 1;
+  }
+  return false;
+}
+
+std::vector<const TermFactory*> terms_for(ObjectKind kind, const std::string& model, const std::string& method) {
   std::vector<const TermFactory*> out;
   for (const TermFactory* f : term_registry())
-    if (f->kind == kind && (f->model[0] == '\0' || model == f->model)) out.push_back(f);
+    if (f->kind == kind && (f->model[0] == '\0' || model == f->model) && term_serves(*f, method)) out.push_back(f);
   return out;
 }
 

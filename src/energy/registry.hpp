@@ -45,11 +45,20 @@ struct TermFactory {
   void (*build)(const ObjectStencils& o, ElementSet& set);
   // The term evaluating scene.element_sets[set] over this rank's stencils.
   std::unique_ptr<EnergyTerm> (*make)(const Scene& scene, int set, const LocalStencils& local);
+  // The methods (case `method:`) whose objects get this term, comma separated; "" = the
+  // C-IPC constitutive terms (method cipc). So the method picks an object's energies
+  // through the registry, and no stepper tests a kind.
+  const char* methods = "";
 };
+
+// True when `f` is registered for `method` ("" registrations serve cipc).
+bool term_serves(const TermFactory& f, const std::string& method);
 
 // Every registration, in the order sets are built and evaluated.
 const std::vector<const TermFactory*>& term_registry();
-// The registrations for an object of this kind and material model, in registry order.
-std::vector<const TermFactory*> terms_for(ObjectKind kind, const std::string& model);
+// The registrations for an object of this kind and material model under `method`, in
+// registry order.
+std::vector<const TermFactory*> terms_for(ObjectKind kind, const std::string& model,
+                                          const std::string& method = "cipc");
 
 }  // namespace weft

@@ -560,6 +560,31 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
   return o;
 }
 
+// The mass_spring and pd blocks (issue 18). Read whatever the method, so --set method=...
+// switches a case between methods; only mass_spring and pd use them.
+void parse_springs(const Ctx& c, const MapNode& top, CaseSpec& s) {
+  MapNode ms = top.map("mass_spring");
+  const std::string units = "> 0 (N/m per spring; absent = derived from the material)";
+  s.mass_spring.stretch_stiffness = ms.number("stretch_stiffness", -1.0, positive, units);
+  s.mass_spring.shear_stiffness = ms.number("shear_stiffness", -1.0, positive, units);
+  s.mass_spring.bending_stiffness = ms.number("bending_stiffness", -1.0, non_negative,
+                                              ">= 0 (N/m per spring; 0 = no bending; absent = derived from the material)");
+  if (ms.has("bending"))
+    s.mass_spring.bending = to_choice(c, ms.get("bending"), ms.at("bending"), {"springs", "dihedral"});
+  MapNode pd = top.map("pd");
+  s.pd.iterations = pd.integer("iterations", s.pd.iterations, 1, kIntMax, ">= 1");
+  s.pd.tolerance = pd.number("tolerance", s.pd.tolerance, positive, "> 0 (m)");
+  if (s.method == "pd" && s.mass_spring.bending == "dihedral")
+    c.fail(ms.at("bending"), "'dihedral' is not available with method pd (its local steps project springs; use springs)");
+  // Strain limits are C-IPC's barrier: the spring methods do not enforce them, so the run
+  // records no limit (and weft-verify checks none) rather than one it never promised.
+  const bool springs = s.method == "mass_spring" || s.method == "pd";
+  for (ObjectSpec& o : s.objects) {
+    o.springs = s.mass_spring;
+    if (springs) o.strain_limit = 0.0, o.strain_threshold = 1.0;
+  }
+}
+
 CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& path) {
   if (!root.IsDefined() || root.IsNull()) c.fail_plain("the case file is empty (it needs at least 'objects')");
   if (!root.IsMap()) c.fail_plain("expected a mapping of keys at the top level, got " + describe(root));
@@ -633,6 +658,7 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
         c.fail(cs::child(cs::item("objects", i), "name"),
                "'" + s.objects[i].name + "' is already the name of objects[" + std::to_string(j) + "]");
   }
+  parse_springs(c, top, s);
   return s;
 }
 

@@ -13,7 +13,10 @@ const std::map<std::string, Keys>& table() {
   static const Keys translate = {"velocity"};
   static const Keys rotate = {"axis", "center", "deg_per_s"};
   static const std::map<std::string, Keys> t = {
-      {"", {"name", "time", "gravity", "method", "solver", "contact", "strain_limit_stiffness", "output", "objects"}},
+      {"", {"name", "time", "gravity", "method", "solver", "contact", "strain_limit_stiffness", "output", "objects",
+           "mass_spring", "pd"}},
+      {"mass_spring", {"stretch_stiffness", "shear_stiffness", "bending_stiffness", "bending"}},
+      {"pd", {"iterations", "tolerance"}},
       {"time", {"dt", "frames"}},
       {"solver", {"newton_tol", "max_newton", "linear"}},
       {"solver.linear", {"ksp", "pc", "rtol", "factor_reuse_its"}},

@@ -87,6 +87,21 @@ struct PinSpec {
   MotionSpec motion;
 };
 
+// Implicit mass-spring and Projective Dynamics springs (issue 18; case keys `mass_spring:`
+// and `pd:`). Stiffnesses are per spring, N/m; < 0 = not given: derived per object from its
+// material (energy/spring.hpp says how).
+struct MassSpringSpec {
+  double stretch_stiffness = -1.0;
+  double shear_stiffness = -1.0;
+  double bending_stiffness = -1.0;
+  std::string bending = "springs";  // springs | dihedral (002 sec. 11.1 f(theta) u_i)
+};
+
+struct PdSpec {
+  int iterations = 100;       // local/global iterations per step at most
+  double tolerance = 1.0e-6;  // m: stop when ||x^(k+1) - x^k||_inf < tolerance
+};
+
 struct ObjectSpec {
   std::string name;
   ObjectKind kind = ObjectKind::Shell;  // shell | rod | particles | obstacle (volume | rigid: later issues)
@@ -100,6 +115,7 @@ struct ObjectSpec {
   std::vector<PinSpec> pins;
   Vec3 initial_velocity{0, 0, 0};
   MotionSpec motion;            // obstacles
+  MassSpringSpec springs;       // the case's mass_spring block (the spring terms read it here)
 };
 
 struct LinearSpec {
@@ -134,6 +150,8 @@ struct CaseSpec {
   // Per-frame fields written beside /frames/positions (always written): velocities (per
   // vertex) and strain_ratio (per triangle). output.fields picks a subset.
   std::vector<std::string> output_fields{"velocities", "strain_ratio"};
+  MassSpringSpec mass_spring;   // method mass_spring and pd
+  PdSpec pd;                    // method pd
   std::vector<ObjectSpec> objects;
 };
 

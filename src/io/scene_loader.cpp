@@ -103,8 +103,9 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
       for (size_t v = 0; v < used.size(); ++v)
         if (!used[v]) pts.push_back(base + static_cast<int>(v)), pobj.push_back(static_cast<int>(o));
     }
-    // The object's stencils go to the sets of the terms registered for its (kind, model).
-    std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model);
+    // The object's stencils go to the sets of the terms registered for its (kind, model)
+    // under the case's method.
+    std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model, spec.method);
     if (!terms.empty()) {
       std::vector<Tri> otris(tris.begin() + first_tri, tris.end());
       std::vector<int> oids(otris.size());

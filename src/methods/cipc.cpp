@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/motion.hpp"
@@ -50,8 +51,8 @@ class LocalArray {
 
 }  // namespace
 
-CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv)
-    : scene_(scene), lv_(lv), h_(scene.spec.dt) {
+CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string method)
+    : scene_(scene), lv_(lv), method_(std::move(method)), h_(scene.spec.dt) {
   sys_ = std::make_unique<LinearSystem>(scene, lv, scene.spec.linear);
   const int n_owned = lv.num_owned(), n_local = lv.num_local();
   std::vector<PetscInt> ghosts(lv.ghosts.begin(), lv.ghosts.end());
@@ -296,7 +297,9 @@ double CipcStepper::max_strain() {
 
 NamedValues CipcStepper::start_stats() { return {{"newton_iters", 0}, {"max_strain", max_strain()}}; }
 
-std::string CipcStepper::describe() const { return "method cipc (projected Newton), linear solver " + sys_->describe(); }
+std::string CipcStepper::describe() const {
+  return "method " + method_ + " (projected Newton), linear solver " + sys_->describe();
+}
 
 namespace {
 std::string stiffness_name(const EnergyTerm& term) { return std::string("stiffness.") + term.set().term->name; }

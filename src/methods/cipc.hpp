@@ -6,10 +6,16 @@
 // lagged friction, methods/contact_potential.hpp) and the augmented Lagrangian of obstacles
 // left behind by their scripted move (methods/kinematic_al.hpp). The stepper itself does
 // the prediction, the kinematic moves, the friction lags and the AL outer loop.
+//
+// It is the implicit-Euler incremental-potential stepper of every Newton method: its
+// elastic terms are whatever the registry gives the scene's objects under the case's
+// method (energy/registry.hpp), so method mass_spring is this stepper over the spring terms
+// (methods/mass_spring.cpp), with the same barrier, friction and kinematic handling.
 #pragma once
 #include <petscvec.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/scene.hpp"
@@ -43,7 +49,8 @@ struct StepStats : NewtonStats {
 
 class CipcStepper final : public Stepper {
  public:
-  CipcStepper(const Scene& scene, const LocalView& lv);
+  // method: the name describe() gives (cipc, mass_spring).
+  CipcStepper(const Scene& scene, const LocalView& lv, std::string method = "cipc");
   ~CipcStepper() override;
   CipcStepper(const CipcStepper&) = delete;
   CipcStepper& operator=(const CipcStepper&) = delete;
@@ -83,6 +90,7 @@ class CipcStepper final : public Stepper {
 
   const Scene& scene_;
   const LocalView& lv_;
+  const std::string method_;
   double h_;
   StepStats last_;
   std::unique_ptr<LinearSystem> sys_;

@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "core/scene.hpp"
 #include "methods/cipc.hpp"
+#include "methods/mass_spring.hpp"
+#include "methods/projective_dynamics.hpp"
 #include "parallel/local_view.hpp"
 
 namespace weft {
@@ -19,6 +21,8 @@ const std::vector<MethodEntry>& methods() {
       {"cipc", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
          return std::make_unique<CipcStepper>(s, lv);
        }},
+      {"mass_spring", &make_mass_spring_stepper},
+      {"pd", &make_projective_dynamics_stepper},
   };
   return all;
 }

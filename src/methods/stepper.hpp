@@ -1,6 +1,7 @@
 // A time stepper (DESIGN.md "Steppers"): what the run loop, the progress line, the result
-// file and restart know of a method. `method:` in the case picks one through make_stepper;
-// cipc now (methods/cipc.hpp), pbd, xpbd, mass_spring and pd later, each one file plus a
+// file and restart know of a method. `method:` in the case picks one through make_stepper:
+// cipc (methods/cipc.hpp), mass_spring (mass_spring.hpp), pd (projective_dynamics.hpp);
+// pbd and xpbd later, each one file plus a
 // line in stepper.cpp's table.
 #pragma once
 #include <petscvec.h>

@@ -47,9 +47,9 @@ struct TermScene {
   std::vector<LocalStencils> local;
   std::vector<std::unique_ptr<EnergyTerm>> terms;
 
-  void build(const ObjectStencils& os, int num_vertices) {
+  void build(const ObjectStencils& os, int num_vertices, const std::string& method = "cipc") {
     scene.num_vertices = num_vertices;
-    for (const TermFactory* f : terms_for(os.spec.kind, os.spec.material.model)) {
+    for (const TermFactory* f : terms_for(os.spec.kind, os.spec.material.model, method)) {
       ElementSet set;
       set.term = f;
       set.arity = f->arity;

@@ -35,7 +35,9 @@ TEST(Registry, TermsForKindAndModel) {
   EXPECT_EQ(names(terms_for(ObjectKind::Shell, "orthotropic")), (V{"hinge_bending", "membrane_orthotropic"}));
   for (const TermFactory* f : term_registry()) {
     const std::string n = f->name;
-    const int arity = n == "hinge_bending" || n.rfind("volume_", 0) == 0 ? 4 : n == "rod_stretch" ? 2 : 3;
+    const int arity = n == "hinge_bending" || n.rfind("volume_", 0) == 0 || n == "spring_dihedral" ? 4
+                      : n == "rod_stretch" || n.find("spring") != std::string::npos ? 2
+                                                                                      : 3;
     EXPECT_EQ(f->arity, arity) << n;
   }
 }

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/scene.hpp"
 #include "methods/cipc.hpp"
+#include "methods/pbd.hpp"
 #include "parallel/local_view.hpp"
 
 namespace weft {
@@ -18,6 +19,12 @@ const std::vector<MethodEntry>& methods() {
   static const std::vector<MethodEntry> all = {
       {"cipc", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
          return std::make_unique<CipcStepper>(s, lv);
+       }},
+      {"pbd", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
+         return std::make_unique<PbdStepper>(s, lv, false);
+       }},
+      {"xpbd", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
+         return std::make_unique<PbdStepper>(s, lv, true);
        }},
   };
   return all;

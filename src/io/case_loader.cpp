@@ -585,6 +585,53 @@ void parse_springs(const Ctx& c, const MapNode& top, CaseSpec& s) {
   }
 }
 
+// The `pbd:` / `xpbd:` block (issue 18; DESIGN.md "Position-based methods"). Keys of later
+// parts (chebyshev, levels, self_collision, tear_stretch, pressure) are validated, then
+// refused with "not supported yet" when set to anything but their default.
+PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
+  PbdSpec p;
+  p.iterations = m.integer("iterations", p.iterations, 1, 1000000, "an integer in [1, 1000000]");
+  p.substeps = m.integer("substeps", p.substeps, 1, 100000, "an integer in [1, 100000]");
+  if (m.has("solver")) p.solver = to_choice(c, m.get("solver"), m.at("solver"), {"gauss_seidel", "jacobi"});
+  if (m.has("chebyshev")) p.chebyshev = to_bool(c, m.get("chebyshev"), m.at("chebyshev"));
+  p.levels = m.integer("levels", p.levels, 1, 32, "an integer in [1, 32]");
+  auto unit = [](double v) { return v >= 0 && v <= 1; };
+  p.damping = m.number("damping", p.damping, unit, "in [0, 1]");
+  if (xpbd) {
+    p.compliance = m.number("compliance", p.compliance, non_negative, ">= 0 (m/N; absent: from the material)");
+    p.bending_compliance =
+        m.number("bending_compliance", p.bending_compliance, non_negative, ">= 0 (absent: from the material)");
+  } else {
+    p.stretch_stiffness = m.number("stretch_stiffness", p.stretch_stiffness, unit, "in [0, 1]");
+    p.bending_stiffness = m.number("bending_stiffness", p.bending_stiffness, unit, "in [0, 1]");
+  }
+  if (m.has("bending")) p.bending = to_choice(c, m.get("bending"), m.at("bending"), {"dihedral", "isometric"});
+  if (m.has("self_collision")) p.self_collision = to_bool(c, m.get("self_collision"), m.at("self_collision"));
+  p.thickness = m.number("thickness", p.thickness, non_negative, ">= 0 (m)");
+  p.restitution = m.number("restitution", p.restitution, unit, "in [0, 1]");
+  p.tear_stretch = m.number("tear_stretch", p.tear_stretch, [](double v) { return v == 0 || v > 1; },
+                            "0 (off) or a stretch ratio > 1");
+  p.pressure = m.number("pressure", p.pressure, non_negative, ">= 0 (0 = off)");
+  if (m.has("strain_limit")) {
+    const std::vector<double> v =
+        to_numbers(c, m.get("strain_limit"), m.at("strain_limit"), 2, "[sigma_min, sigma_max]");
+    if (!(v[0] >= 0 && v[0] <= 1)) c.range(cs::item(m.at("strain_limit"), 0), "in [0, 1] (sigma_min)", v[0]);
+    if (!(v[1] >= 1)) c.range(cs::item(m.at("strain_limit"), 1), ">= 1 (sigma_max)", v[1]);
+    p.strain_limit = true, p.strain_min = v[0], p.strain_max = v[1];
+  }
+  if (m.has("integrator"))
+    p.integrator = to_choice(c, m.get("integrator"), m.at("integrator"), {"euler", "bdf2"});
+  auto later = [&](const char* key, bool set) {
+    if (set) c.fail(m.at(key), "is not supported yet (leave it at its default)");
+  };
+  later("chebyshev", p.chebyshev);
+  later("levels", p.levels != 1);
+  later("self_collision", p.self_collision);
+  later("tear_stretch", p.tear_stretch != 0);
+  later("pressure", p.pressure != 0);
+  return p;
+}
+
 CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& path) {
   if (!root.IsDefined() || root.IsNull()) c.fail_plain("the case file is empty (it needs at least 'objects')");
   if (!root.IsMap()) c.fail_plain("expected a mapping of keys at the top level, got " + describe(root));
@@ -600,6 +647,9 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
   s.gravity = top.vec3("gravity", s.gravity);
   if (top.has("method"))
     s.method = to_choice(c, top.get("method"), top.at("method"), {"cipc", "pbd", "xpbd", "mass_spring", "pd"});
+
+  s.pbd = parse_pbd(c, top.map("pbd"), false);
+  s.xpbd = parse_pbd(c, top.map("xpbd"), true);
 
   MapNode solver = top.map("solver");
   s.newton_tol = solver.number("newton_tol", s.newton_tol, positive, "> 0 (m/s)");

@@ -14,9 +14,15 @@ const std::map<std::string, Keys>& table() {
   static const Keys rotate = {"axis", "center", "deg_per_s"};
   static const std::map<std::string, Keys> t = {
       {"", {"name", "time", "gravity", "method", "solver", "contact", "strain_limit_stiffness", "output", "objects",
-           "mass_spring", "pd"}},
+           "mass_spring", "pd", "pbd", "xpbd"}},
       {"mass_spring", {"stretch_stiffness", "shear_stiffness", "bending_stiffness", "bending"}},
       {"pd", {"iterations", "tolerance"}},
+      {"pbd", {"iterations", "substeps", "solver", "chebyshev", "levels", "damping", "stretch_stiffness",
+               "bending_stiffness", "bending", "self_collision", "thickness", "restitution", "tear_stretch",
+               "pressure", "strain_limit", "integrator"}},
+      {"xpbd", {"iterations", "substeps", "solver", "chebyshev", "levels", "damping", "compliance",
+                "bending_compliance", "bending", "self_collision", "thickness", "restitution", "tear_stretch",
+                "pressure", "strain_limit", "integrator"}},
       {"time", {"dt", "frames"}},
       {"solver", {"newton_tol", "max_newton", "linear"}},
       {"solver.linear", {"ksp", "pc", "rtol", "factor_reuse_its"}},

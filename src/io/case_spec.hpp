@@ -128,6 +128,31 @@ struct LinearSpec {
   int factor_reuse_its = 20;
 };
 
+// Position-based methods (issue 18; methods/pbd.cpp): the case's `pbd:` block (method pbd) or
+// `xpbd:` block (method xpbd; compliances instead of stiffnesses). Keys parsed but not
+// implemented yet are refused by the loader when set to a non-default value.
+struct PbdSpec {
+  int iterations = 10;             // projection sweeps per substep
+  int substeps = 1;
+  std::string solver = "gauss_seidel";  // gauss_seidel | jacobi
+  bool chebyshev = false;          // not supported yet
+  int levels = 1;                  // hierarchical levels; > 1 not supported yet
+  double damping = 0.0;            // 001 sec. 3.5, in [0, 1]
+  double stretch_stiffness = 1.0;  // pbd: in [0, 1]
+  double bending_stiffness = 0.1;  // pbd: in [0, 1]
+  double compliance = -1.0;        // xpbd, m/N; < 0 = from the material
+  double bending_compliance = -1.0;  // xpbd; < 0 = from the material
+  std::string bending = "dihedral";  // dihedral | isometric
+  bool self_collision = false;     // not supported yet
+  double thickness = 0.0;          // m, collision thickness
+  double restitution = 0.0;        // in [0, 1]
+  double tear_stretch = 0.0;       // 0 = off; not supported yet
+  double pressure = 0.0;           // 0 = off; not supported yet
+  double strain_min = 0.0, strain_max = 0.0;  // strain_limit: [sigma_min, sigma_max]; 0, 0 = none
+  bool strain_limit = false;
+  std::string integrator = "euler";  // euler | bdf2
+};
+
 struct CaseSpec {
   std::string path;             // the file it came from
   std::string name = "case";
@@ -153,6 +178,8 @@ struct CaseSpec {
   MassSpringSpec mass_spring;   // method mass_spring and pd
   PdSpec pd;                    // method pd
   std::vector<ObjectSpec> objects;
+  PbdSpec pbd;                  // `pbd:` (method pbd)
+  PbdSpec xpbd;                 // `xpbd:` (method xpbd)
 };
 
 }  // namespace weft

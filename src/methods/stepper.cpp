@@ -5,6 +5,7 @@
 #include "methods/cipc.hpp"
 #include "methods/mass_spring.hpp"
 #include "methods/projective_dynamics.hpp"
+#include "methods/pbd.hpp"
 #include "parallel/local_view.hpp"
 
 namespace weft {
@@ -23,6 +24,12 @@ const std::vector<MethodEntry>& methods() {
        }},
       {"mass_spring", &make_mass_spring_stepper},
       {"pd", &make_projective_dynamics_stepper},
+      {"pbd", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
+         return std::make_unique<PbdStepper>(s, lv, false);
+       }},
+      {"xpbd", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
+         return std::make_unique<PbdStepper>(s, lv, true);
+       }},
   };
   return all;
 }

@@ -1,0 +1,749 @@
+#include "methods/pbd.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "constraints/colouring.hpp"
+#include "constraints/dihedral_bending.hpp"
+#include "constraints/distance.hpp"
+#include "constraints/edge_strain_limit.hpp"
+#include "constraints/isometric_bending.hpp"
+#include "constraints/projection.hpp"
+#include "constraints/rod_bending.hpp"
+#include "core/error.hpp"
+#include "core/motion.hpp"
+#include "energy/hinge_bending.hpp"
+#include "energy/rod_topology.hpp"
+#include "mesh/topology.hpp"
+
+namespace weft {
+
+enum class PbdKind { Stretch, Clamp, Dihedral, Isometric, RodBend };
+
+struct PbdStepper::Group {
+  PbdKind kind;
+  int arity;
+  // Built over every constraint (identically on every rank), then reduced to the ones this
+  // rank projects, with local vertex ids, sorted by (colour, global index).
+  std::vector<int> verts;          // arity per constraint
+  std::vector<double> rest;        // L (stretch, clamp), psi0 (dihedral), h0 (rod bending)
+  std::vector<IsometricBendingRest> iso;
+  std::vector<double> alpha;       // XPBD compliance (m/N or its bending analogue)
+  std::vector<double> alpha_e;     // the material's compliance, for the energy statistic (0: none)
+  std::vector<int> global;         // global constraint index (input order)
+  std::vector<char> counted;       // first vertex owned here: counted once in statistics
+  std::vector<int> offsets;        // per colour, after reduction
+  size_t lambda0 = 0;              // first multiplier in lambda_
+  int size() const { return static_cast<int>(rest.size()); }
+  void add(std::initializer_list<int> v, double r, double a, double ae) {
+    for (int x : v) verts.push_back(x);
+    rest.push_back(r), alpha.push_back(a), alpha_e.push_back(ae);
+  }
+};
+
+namespace {
+
+void check(PetscErrorCode ierr, const char* what) {
+  if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what);
+}
+
+template <int N>
+void gather(const double* x, const int* lv, Stencil3<N>& xs) {
+  for (int a = 0; a < N; ++a) xs.col(a) = Eigen::Map<const Vec3>(x + 3 * lv[a]);
+}
+
+// Projects constraints [b, e) of one group (a fixed-size kernel, dispatched once per group).
+// GS (acc == nullptr): corrections applied at once. Jacobi: summed into acc for the owned
+// vertices, in this loop's order (the same at every rank count, see pbd.hpp).
+template <int N, class Eval>
+void project_range(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
+                   bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+  Stencil3<N> xs, grad, dx;
+  VecN<N> ws;
+  for (int i = b; i < e; ++i) {
+    const int* lv = &g.verts[static_cast<size_t>(N) * i];
+    gather<N>(x, lv, xs);
+    for (int a = 0; a < N; ++a) ws[a] = w[lv[a]];
+    const double C = eval(i, xs, &grad);
+    if (xpbd)
+      xpbd_project<N>(C, grad, ws, g.alpha[i] * inv_h2, &lambda[i], ConstraintSense::Equality, &dx);
+    else
+      pbd_project<N>(C, grad, ws, k_prime, ConstraintSense::Equality, &dx);
+    if (acc) {
+      for (int a = 0; a < N; ++a)
+        if (lv[a] < n_owned) Eigen::Map<Vec3>(acc + 3 * lv[a]) += dx.col(a);
+    } else {
+      for (int a = 0; a < N; ++a) Eigen::Map<Vec3>(x + 3 * lv[a]) += dx.col(a);
+    }
+  }
+}
+
+// Calls f(i, xs, grad) -> C for the group's kernel.
+template <class F>
+void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&& f) {
+  switch (g.kind) {
+    case PbdKind::Stretch:
+      f(std::integral_constant<int, 2>{}, [&](int i, const Stencil3<2>& xs, Stencil3<2>* gr) {
+        return distance_constraint(xs, g.rest[i], gr);
+      });
+      break;
+    case PbdKind::Clamp: {
+      const double lo = spec.strain_min, hi = spec.strain_max;
+      f(std::integral_constant<int, 2>{}, [&, lo, hi](int i, const Stencil3<2>& xs, Stencil3<2>* gr) {
+        return edge_strain_limit_constraint(xs, g.rest[i], lo, hi, gr);
+      });
+      break;
+    }
+    case PbdKind::Dihedral:
+      f(std::integral_constant<int, 4>{}, [&](int i, const Stencil3<4>& xs, Stencil3<4>* gr) {
+        return dihedral_bending_constraint(xs, DihedralRest{g.rest[i]}, gr);
+      });
+      break;
+    case PbdKind::Isometric:
+      // PBD projects eq. 5's C; XPBD its square root, whose C^2 / (2 alpha) is the energy.
+      if (xpbd)
+        f(std::integral_constant<int, 4>{}, [&](int i, const Stencil3<4>& xs, Stencil3<4>* gr) {
+          return isometric_bending_xpbd_constraint(xs, g.iso[i], gr);
+        });
+      else
+        f(std::integral_constant<int, 4>{}, [&](int i, const Stencil3<4>& xs, Stencil3<4>* gr) {
+          return isometric_bending_constraint(xs, g.iso[i], gr);
+        });
+      break;
+    case PbdKind::RodBend:
+      f(std::integral_constant<int, 3>{}, [&](int i, const Stencil3<3>& xs, Stencil3<3>* gr) {
+        return three_point_bending_constraint(xs, ThreePointBendRest{g.rest[i]}, gr);
+      });
+      break;
+  }
+}
+
+// A vertex inside an obstacle triangle's region: barycentric coordinates of its projection
+// all >= -kInside (a small overlap so that a vertex over a convex edge meets both faces).
+constexpr double kInside = 0.05;
+
+bool barycentric_inside(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 e0 = b - a, e1 = c - a, d = y - a;
+  const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1), d20 = d.dot(e0), d21 = d.dot(e1);
+  const double den = d00 * d11 - d01 * d01;
+  if (!(den > 0)) return false;
+  const double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
+  return v >= -kInside && w >= -kInside && 1 - v - w >= -kInside;
+}
+
+}  // namespace
+
+PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
+    : scene_(scene), lv_(lv), xpbd_(xpbd), spec_(xpbd ? scene.spec.xpbd : scene.spec.pbd) {
+  for (const ObjectParams& o : scene.objects)
+    if (o.kind == ObjectKind::Volume || o.kind == ObjectKind::Rigid)
+      throw InputError(scene.spec.path + ": method: " + (xpbd ? "xpbd" : "pbd") + " does not support kind '" +
+                       (o.kind == ObjectKind::Volume ? "volume" : "rigid") + "' (object '" + o.name + "') yet");
+  n_owned_ = lv.num_owned();
+  if (!xpbd_) {
+    k_stretch_ = pbd_stiffness(spec_.stretch_stiffness, spec_.iterations);
+    k_bend_ = pbd_stiffness(spec_.bending_stiffness, spec_.iterations);
+  }
+  build_constraints();
+
+  // State: ghosted Vecs over our own storage (lv's local vertices first, as the run loop
+  // and restart expect, then the extra ghosts our constraints reach).
+  n_local_ = n_owned_ + static_cast<int>(ghosts_.size());
+  xs_.assign(3 * n_local_, 0.0);
+  vs_.assign(3 * n_local_, 0.0);
+  for (int l = 0; l < n_local_; ++l) {
+    const int v = l < n_owned_ ? lv.vbegin + l : ghosts_[l - n_owned_];
+    for (int d = 0; d < 3; ++d) xs_[3 * l + d] = scene.rest[v][d], vs_[3 * l + d] = scene.velocity0[v][d];
+  }
+  std::vector<PetscInt> gh(ghosts_.begin(), ghosts_.end());
+  check(VecCreateGhostBlockWithArray(lv.comm, 3, 3 * n_owned_, PETSC_DECIDE, static_cast<PetscInt>(gh.size()),
+                                     gh.data(), xs_.data(), &x_),
+        "VecCreateGhostBlockWithArray");
+  check(VecCreateGhostBlockWithArray(lv.comm, 3, 3 * n_owned_, PETSC_DECIDE, static_cast<PetscInt>(gh.size()),
+                                     gh.data(), vs_.data(), &v_),
+        "VecCreateGhostBlockWithArray");
+  w_.assign(n_local_, 0.0);
+  object_of_local_.resize(n_local_);
+  for (int l = 0; l < n_local_; ++l) {
+    const int v = l < n_owned_ ? lv.vbegin + l : ghosts_[l - n_owned_];
+    object_of_local_[l] = scene.vertex_object[v];
+    if (!scene.kinematic(v)) w_[l] = 1.0 / scene.mass[v];
+  }
+  acc_.assign(3 * n_owned_, 0.0);
+  x_old_.assign(3 * n_local_, 0.0);
+  v_old_.assign(3 * n_local_, 0.0);
+  build_collision_surface_();
+}
+
+PbdStepper::~PbdStepper() {
+  VecDestroy(&x_);
+  VecDestroy(&v_);
+}
+
+void PbdStepper::build_constraints() {
+  const Scene& s = scene_;
+  const PbdSpec& p = spec_;
+  const int n = s.num_vertices;
+  auto in = [&](int solver) { return s.input_of_solver[solver]; };
+  auto sv = [&](int input) { return s.solver_of_input[input]; };
+  auto X = [&](int input) -> const Vec3& { return s.rest[s.solver_of_input[input]]; };
+
+  auto make = [&](PbdKind k, int arity) {
+    groups_.push_back(std::make_unique<Group>());
+    groups_.back()->kind = k, groups_.back()->arity = arity;
+    return groups_.back().get();
+  };
+  Group* stretch = make(PbdKind::Stretch, 2);
+  Group* bend = make(p.bending == "isometric" ? PbdKind::Isometric : PbdKind::Dihedral, 4);
+  Group* rodbend = make(PbdKind::RodBend, 3);
+  Group* clamp = make(PbdKind::Clamp, 2);
+
+  // Shells: each object's triangles in input ids; edges and hinges from its topology
+  // (edges sorted by input ids, hinges in edge order: the input order).
+  std::vector<Vec3> Xin(n);
+  for (int i = 0; i < n; ++i) Xin[i] = X(i);
+  for (size_t o = 0; o < s.objects.size(); ++o) {
+    if (s.objects[o].kind != ObjectKind::Shell) continue;
+    const MaterialSpec& mat = s.spec.objects[o].material;
+    TriMesh m;
+    m.vertices = Xin;  // topology over input ids (only this object's triangles)
+    for (size_t t = 0; t < s.triangles.size(); ++t)
+      if (s.triangle_object[t] == static_cast<int>(o))
+        m.triangles.push_back({in(s.triangles[t][0]), in(s.triangles[t][1]), in(s.triangles[t][2])});
+    if (m.triangles.empty()) continue;
+    const MeshTopology topo = build_topology(m);
+    auto area = [&](int t) {
+      const Tri& tr = m.triangles[t];
+      return 0.5 * (Xin[tr[1]] - Xin[tr[0]]).cross(Xin[tr[2]] - Xin[tr[0]]).norm();
+    };
+    // Stretch: k_e = E t A_e / L^2 with A_e a third of the adjacent triangles' area, so a
+    // sheet stretched uniformly by eps stores E t eps^2 / 2 per unit area.
+    for (size_t e = 0; e < topo.edges.size(); ++e) {
+      const Edge& ed = topo.edges[e];
+      const double L = (Xin[ed[1]] - Xin[ed[0]]).norm();
+      double A = area(topo.edge_triangles[e][0]);
+      if (topo.edge_triangles[e][1] >= 0) A += area(topo.edge_triangles[e][1]);
+      const double ae = L * L / (mat.youngs * mat.thickness * A / 3.0);
+      stretch->add({sv(ed[0]), sv(ed[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
+      if (p.strain_limit) clamp->add({sv(ed[0]), sv(ed[1])}, L, 0.0, 0.0);
+    }
+    // Bending (material bending_youngs 0 disables it, as for cipc): discrete shells'
+    // k_b = E_b t^3 / (24 (1 - nu^2)) gives the dihedral compliance 1 / (2 w),
+    // w = k_b 3 |e|^2 / (A0 + A1) (energy w psi^2), and the isometric one 1 / (2 k_b).
+    const double Eb = mat.bending_youngs < 0 ? mat.youngs : mat.bending_youngs;
+    if (Eb > 0) {
+      const double kb = bending_stiffness(Eb, mat.poisson, mat.thickness);
+      for (size_t h = 0; h < topo.hinges.size(); ++h) {
+        const auto& hv = topo.hinges[h];
+        Stencil3<4> Xs;
+        for (int a = 0; a < 4; ++a) Xs.col(a) = Xin[hv[a]];
+        const int e = topo.hinge_edge[h];
+        const double A = area(topo.edge_triangles[e][0]) + area(topo.edge_triangles[e][1]);
+        const double el2 = (Xs.col(1) - Xs.col(0)).squaredNorm();
+        const std::initializer_list<int> st = {sv(hv[0]), sv(hv[1]), sv(hv[2]), sv(hv[3])};
+        if (bend->kind == PbdKind::Dihedral) {
+          const double ae = 1.0 / (2.0 * kb * 3.0 * el2 / A);
+          bend->add(st, make_dihedral_rest(Xs).psi0, p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
+        } else {
+          const double ae = 1.0 / (2.0 * kb);
+          bend->add(st, 0.0, p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
+          bend->iso.push_back(make_isometric_bending_rest(Xs));
+        }
+      }
+    }
+  }
+  // Rods: Scene::segments of rod objects, distance per segment (k = E pi r^2 / L) and
+  // three-point bending per consecutive pair (alpha = l^3 / (9 E I), I = pi r^4 / 4: for a
+  // small turn phi, C ~ l phi / 3 and C^2 / (2 alpha) = E I phi^2 / (2 l)).
+  for (size_t o = 0; o < s.objects.size(); ++o) {
+    if (s.objects[o].kind != ObjectKind::Rod) continue;
+    const MaterialSpec& mat = s.spec.objects[o].material;
+    std::vector<Edge> segs;
+    for (size_t k = 0; k < s.segments.size(); ++k)
+      if (s.segment_object[k] == static_cast<int>(o)) segs.push_back({in(s.segments[k][0]), in(s.segments[k][1])});
+    const double r = mat.radius, EA = mat.youngs * M_PI * r * r, EI = mat.youngs * M_PI * r * r * r * r / 4;
+    if (xpbd_ && !(r > 0) && (p.compliance < 0 || p.bending_compliance < 0))
+      throw InputError(s.spec.path + ": objects[" + std::to_string(o) +
+                       "]: xpbd needs material.radius to derive the rod's compliance, or xpbd.compliance and "
+                       "xpbd.bending_compliance");
+    for (const Edge& e : segs) {
+      const double L = (Xin[e[1]] - Xin[e[0]]).norm();
+      const double ae = r > 0 ? L / EA : 0.0;
+      stretch->add({sv(e[0]), sv(e[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
+    }
+    for (const auto& tr : rod_bend_triples(segs, Xin)) {
+      Stencil3<3> Xs;
+      for (int a = 0; a < 3; ++a) Xs.col(a) = Xin[tr[a]];
+      const double l = 0.5 * ((Xs.col(1) - Xs.col(0)).norm() + (Xs.col(2) - Xs.col(1)).norm());
+      const double ae = r > 0 ? l * l * l / (9.0 * EI) : 0.0;
+      rodbend->add({sv(tr[0]), sv(tr[1]), sv(tr[2])}, make_three_point_bend_rest(Xs).h0,
+                   p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
+    }
+  }
+
+  // Obstacle candidates reach one mean rest edge beyond the thickness, so vertices that
+  // the projections drag sideways into an obstacle meet its faces too (summed over every
+  // constraint in input order: the same at every rank count).
+  double lsum = 0.0;
+  for (double L : stretch->rest) lsum += L;
+  collision_margin_ = stretch->size() > 0 ? lsum / stretch->size() : 0.0;
+
+  // Colouring over every constraint, global index = position in the concatenation.
+  ConstraintStencils cs;
+  for (const auto& g : groups_) {
+    g->global.resize(g->size());
+    for (int i = 0; i < g->size(); ++i) {
+      g->global[i] = cs.size();
+      const int* v = &g->verts[static_cast<size_t>(g->arity) * i];
+      cs.vertices.insert(cs.vertices.end(), v, v + g->arity);
+      cs.offsets.push_back(static_cast<int>(cs.vertices.size()));
+    }
+  }
+  std::vector<char> dynamic(n);
+  for (int v = 0; v < n; ++v) dynamic[v] = !s.kinematic(v);
+  const std::vector<int> colour = colour_constraints(cs, dynamic, ColourPriority::Index);
+  num_colours_ = colour_count(colour);
+  num_constraints_ = cs.size();
+
+  // Keep what this rank projects (a dynamic vertex owned here) or counts (first vertex
+  // owned here); collect the ghosts; sort by (colour, global index); local ids.
+  auto owned = [&](int v) { return v >= lv_.vbegin && v < lv_.vend; };
+  ghosts_ = lv_.ghosts;
+  local_of_global_ = lv_.local_of_global;
+  std::vector<int> extra;
+  std::vector<int> count(n_owned_, 0);
+  for (auto& gp : groups_) {
+    Group& g = *gp;
+    const int a = g.arity;
+    std::vector<int> keep;
+    for (int i = 0; i < g.size(); ++i) {
+      const int* v = &g.verts[static_cast<size_t>(a) * i];
+      bool mine = owned(v[0]);
+      for (int k = 0; k < a; ++k) mine = mine || (owned(v[k]) && dynamic[v[k]]);
+      if (!mine) continue;
+      keep.push_back(i);
+      for (int k = 0; k < a; ++k) {
+        if (!owned(v[k]) && local_of_global_[v[k]] < 0) extra.push_back(v[k]), local_of_global_[v[k]] = -2;
+        if (owned(v[k]) && dynamic[v[k]] && g.kind != PbdKind::Clamp) ++count[v[k] - lv_.vbegin];
+      }
+    }
+    std::stable_sort(keep.begin(), keep.end(), [&](int x, int y) {
+      return colour[g.global[x]] < colour[g.global[y]] || (colour[g.global[x]] == colour[g.global[y]] && x < y);
+    });
+    Group r;
+    r.kind = g.kind, r.arity = a;
+    r.offsets.assign(num_colours_ + 1, 0);
+    for (int i : keep) {
+      const int* v = &g.verts[static_cast<size_t>(a) * i];
+      for (int k = 0; k < a; ++k) r.verts.push_back(v[k]);
+      r.rest.push_back(g.rest[i]), r.alpha.push_back(g.alpha[i]), r.alpha_e.push_back(g.alpha_e[i]);
+      if (!g.iso.empty()) r.iso.push_back(g.iso[i]);
+      r.global.push_back(g.global[i]);
+      r.counted.push_back(owned(v[0]));
+      ++r.offsets[colour[g.global[i]] + 1];
+    }
+    std::partial_sum(r.offsets.begin(), r.offsets.end(), r.offsets.begin());
+    g = std::move(r);
+  }
+  std::sort(extra.begin(), extra.end());
+  for (int v : extra) {
+    local_of_global_[v] = n_owned_ + static_cast<int>(ghosts_.size());
+    ghosts_.push_back(v);
+  }
+  size_t nl = 0;
+  for (auto& g : groups_) {
+    for (int& v : g->verts) v = local_of_global_[v];
+    g->lambda0 = nl;
+    nl += g->size();
+  }
+  lambda_.assign(nl, 0.0);
+  inv_count_.resize(n_owned_);
+  for (int l = 0; l < n_owned_; ++l) inv_count_[l] = count[l] > 0 ? 1.0 / count[l] : 0.0;
+}
+
+void PbdStepper::build_collision_surface_() {
+  const Scene& s = scene_;
+  std::vector<Tri> tris;
+  std::vector<int> tobj, points, pobj;
+  for (size_t t = 0; t < s.triangles.size(); ++t)
+    if (s.objects[s.triangle_object[t]].kind == ObjectKind::Obstacle)
+      tris.push_back(s.triangles[t]), tobj.push_back(s.triangle_object[t]);
+  has_obstacles_ = !tris.empty();
+  // Contact keeps a vertex at least this far from an obstacle triangle's plane: the case's
+  // thickness, at least contact.dhat (a positive gap decides the side robustly).
+  collision_thickness_ = std::max(spec_.thickness, s.spec.dhat);
+  if (!has_obstacles_ || !s.spec.contact_enabled) {
+    has_obstacles_ = false;
+    return;
+  }
+  kinematic_.assign(s.num_vertices, 0);
+  point_filter_.assign(s.num_vertices, 0);
+  for (int v = 0; v < s.num_vertices; ++v) {
+    kinematic_[v] = s.kinematic(v);
+    if (!s.kinematic(v) && s.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle) {
+      points.push_back(v), pobj.push_back(s.vertex_object[v]);
+      point_filter_[v] = v >= lv_.vbegin && v < lv_.vend;
+    }
+  }
+  std::vector<double> offsets(s.objects.size(), 0.0);
+  surface_ = build_collision_surface(tris, tobj, offsets, s.num_vertices, {}, {}, points, pobj);
+}
+
+void PbdStepper::ghost_update(Vec v) {
+  if (lv_.ranks == 1) return;
+  check(VecGhostUpdateBegin(v, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateBegin");
+  check(VecGhostUpdateEnd(v, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateEnd");
+}
+
+// 001 sec. 3.5: per object, v_i += k (v_cm + omega x r_i - v_i), omega = I^-1 L: damps every
+// velocity except the object's rigid translation and rotation.
+void PbdStepper::damp(std::vector<double>& vel) {
+  const int no = static_cast<int>(scene_.objects.size());
+  std::vector<double> a(7 * no, 0.0);
+  for (int l = 0; l < n_owned_; ++l) {
+    if (w_[l] == 0) continue;
+    const int o = object_of_local_[l];
+    const double m = 1.0 / w_[l];
+    a[7 * o] += m;
+    for (int d = 0; d < 3; ++d) a[7 * o + 1 + d] += m * xs_[3 * l + d], a[7 * o + 4 + d] += m * vel[3 * l + d];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, a.data(), 7 * no, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  std::vector<double> b(9 * no, 0.0);
+  for (int l = 0; l < n_owned_; ++l) {
+    if (w_[l] == 0) continue;
+    const int o = object_of_local_[l];
+    const double m = 1.0 / w_[l];
+    const Vec3 r = Eigen::Map<const Vec3>(&xs_[3 * l]) - Eigen::Map<const Vec3>(&a[7 * o + 1]) / a[7 * o];
+    const Vec3 L = r.cross(m * Eigen::Map<const Vec3>(&vel[3 * l]));
+    for (int d = 0; d < 3; ++d) b[9 * o + d] += L[d];
+    // r~ r~^T = |r|^2 I - r r^T, upper triangle
+    const double rr = r.squaredNorm();
+    b[9 * o + 3] += m * (rr - r[0] * r[0]), b[9 * o + 4] += m * (rr - r[1] * r[1]);
+    b[9 * o + 5] += m * (rr - r[2] * r[2]), b[9 * o + 6] -= m * r[0] * r[1];
+    b[9 * o + 7] -= m * r[0] * r[2], b[9 * o + 8] -= m * r[1] * r[2];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, b.data(), 9 * no, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  std::vector<Vec3> omega(no, Vec3::Zero());
+  for (int o = 0; o < no; ++o) {
+    if (!(a[7 * o] > 0)) continue;
+    Mat3 I;
+    I << b[9 * o + 3], b[9 * o + 6], b[9 * o + 7], b[9 * o + 6], b[9 * o + 4], b[9 * o + 8], b[9 * o + 7],
+        b[9 * o + 8], b[9 * o + 5];
+    // Pseudo-inverse: a straight rod has no inertia about its axis.
+    omega[o] = I.completeOrthogonalDecomposition().solve(Eigen::Map<const Vec3>(&b[9 * o]));
+  }
+  const double k = spec_.damping;
+  for (int l = 0; l < n_owned_; ++l) {
+    if (w_[l] == 0) continue;
+    const int o = object_of_local_[l];
+    const Vec3 xcm = Eigen::Map<const Vec3>(&a[7 * o + 1]) / a[7 * o];
+    const Vec3 vcm = Eigen::Map<const Vec3>(&a[7 * o + 4]) / a[7 * o];
+    const Vec3 r = Eigen::Map<const Vec3>(&xs_[3 * l]) - xcm;
+    Eigen::Map<Vec3> v(&vel[3 * l]);
+    v += k * (vcm + omega[o].cross(r) - v);
+  }
+}
+
+void PbdStepper::find_collisions(double t0, double t1, const std::vector<double>& vstar) {
+  contacts_.clear();
+  if (!has_obstacles_) return;
+  const Scene& s = scene_;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<Vec3> x0(s.num_vertices, Vec3::Constant(nan)), dx(s.num_vertices, Vec3::Constant(nan));
+  for (int l = 0; l < n_owned_; ++l) {
+    const int v = lv_.vbegin + l;
+    if (!point_filter_[v]) continue;
+    x0[v] = Eigen::Map<const Vec3>(&x_old_step_[3 * l]);
+    dx[v] = Eigen::Map<const Vec3>(&xs_[3 * l]) - x0[v];
+  }
+  for (const Tri& tr : surface_.triangles)
+    for (int v : tr)
+      if (!std::isfinite(x0[v][0])) {
+        const MotionSpec& mo = s.motions[s.vertex_motion[v]];
+        x0[v] = scripted_position(mo, s.rest[v], t0);
+        dx[v] = scripted_position(mo, s.rest[v], t1) - x0[v];
+      }
+  Candidates cand;
+  const double h = collision_thickness_, reach = h + collision_margin_;
+  broad_.find_swept(surface_, x0, dx, reach, &point_filter_, nullptr, &kinematic_, cand);
+  const double inv_dt = 1.0 / (t1 - t0);
+  for (const PointTriangleCandidate& c : cand.pt) {
+    const Tri& tr = surface_.triangles[c.t];
+    Contact k;
+    k.a = x0[tr[0]] + dx[tr[0]], k.b = x0[tr[1]] + dx[tr[1]], k.c = x0[tr[2]] + dx[tr[2]];
+    const Vec3 N = (k.b - k.a).cross(k.c - k.a);
+    if (!(N.norm() > 0)) continue;
+    // Obstacles are one-sided: each face pushes along its normal (closed meshes are
+    // oriented outward, a grid's normal is +y). A vertex that started well behind the
+    // face, or whose prediction stays beyond reach in front of it, gets no constraint.
+    k.n = N.normalized();
+    const Vec3 xa = x0[c.v], xb = xa + dx[c.v];
+    const Vec3 a0 = x0[tr[0]], b0 = x0[tr[1]], c0 = x0[tr[2]];
+    const Vec3 n0 = (b0 - a0).cross(c0 - a0).normalized();
+    if ((xa - a0).dot(n0) < -reach || (xb - k.a).dot(k.n) >= reach) continue;
+    k.l = c.v - lv_.vbegin;
+    k.v_obs = (dx[tr[0]] + dx[tr[1]] + dx[tr[2]]) * (inv_dt / 3.0);
+    k.friction = s.objects[s.vertex_object[c.v]].friction;
+    k.vn_pre = (Eigen::Map<const Vec3>(&vstar[3 * k.l]) - k.v_obs).dot(k.n);
+    contacts_.push_back(k);
+  }
+}
+
+void PbdStepper::project_collisions(double* x) {
+  const double h = collision_thickness_;
+  for (Contact& c : contacts_) {
+    Eigen::Map<Vec3> p(x + 3 * c.l);
+    // The plane of the face, where the vertex is over it (001 sec. 3.4's static constraint
+    // with q_c on the face; k = 1, alpha = 0). Tested at the current position, so a vertex
+    // that the other constraints drag into the obstacle is caught too.
+    const double C = (p - c.a).dot(c.n) - h;
+    if (C < 0 && barycentric_inside(p, c.a, c.b, c.c)) p -= C * c.n, c.hit = true;
+  }
+}
+
+void PbdStepper::solve(double inv_h2) {
+  double* x = xs_.data();
+  const double* w = w_.data();
+  std::fill(lambda_.begin(), lambda_.end(), 0.0);
+  const bool jacobi = spec_.solver == "jacobi";
+  for (int it = 0; it < spec_.iterations; ++it) {
+    if (jacobi) {
+      for (auto& gp : groups_) {
+        const Group& g = *gp;
+        const double kp = g.kind == PbdKind::Stretch ? k_stretch_ : g.kind == PbdKind::Clamp ? 1.0 : k_bend_;
+        with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
+          project_range<decltype(N)::value>(g, 0, g.size(), x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2,
+                                            acc_.data(), n_owned_, eval);
+        });
+      }
+      // Averaging (003 sec. 4.2.1): each vertex moves by the mean of its corrections.
+      for (int l = 0; l < n_owned_; ++l) {
+        for (int d = 0; d < 3; ++d) x[3 * l + d] += acc_[3 * l + d] * inv_count_[l];
+        acc_[3 * l] = acc_[3 * l + 1] = acc_[3 * l + 2] = 0.0;
+      }
+      project_collisions(x);
+      ghost_update(x_);
+    } else {
+      for (int c = 0; c < num_colours_; ++c) {
+        for (auto& gp : groups_) {
+          const Group& g = *gp;
+          const int b = g.offsets[c], e = g.offsets[c + 1];
+          if (b == e) continue;
+          const double kp = g.kind == PbdKind::Stretch ? k_stretch_ : g.kind == PbdKind::Clamp ? 1.0 : k_bend_;
+          with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
+            project_range<decltype(N)::value>(g, b, e, x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2,
+                                              nullptr, n_owned_, eval);
+          });
+        }
+        if (c == num_colours_ - 1) project_collisions(x);
+        ghost_update(x_);
+      }
+      if (num_colours_ == 0) {
+        project_collisions(x);
+        ghost_update(x_);
+      }
+    }
+  }
+}
+
+double PbdStepper::measure(const double* x, double* max_rel, double* elastic) const {
+  double strain = 0.0, rel = 0.0, energy = 0.0;
+  for (const auto& gp : groups_) {
+    const Group& g = *gp;
+    if (g.kind == PbdKind::Clamp) continue;
+    // The energy uses the XPBD form of each constraint (isometric: its square root).
+    with_kernel(g, true, spec_, [&](auto Nc, auto eval) {
+      constexpr int N = decltype(Nc)::value;
+      Stencil3<N> xs;
+      for (int i = 0; i < g.size(); ++i) {
+        if (!g.counted[i]) continue;
+        gather<N>(x, &g.verts[static_cast<size_t>(N) * i], xs);
+        const double C = eval(i, xs, nullptr);
+        if (g.alpha_e[i] > 0) energy += C * C / (2.0 * g.alpha_e[i]);
+        if (g.kind == PbdKind::Stretch && g.rest[i] > 0) {
+          strain = std::max(strain, 1.0 + C / g.rest[i]);
+          rel = std::max(rel, std::abs(C) / g.rest[i]);
+        }
+      }
+    });
+  }
+  double in[2] = {strain, rel}, out[2];
+  MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, lv_.comm);
+  MPI_Allreduce(MPI_IN_PLACE, &energy, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  if (max_rel) *max_rel = out[1];
+  if (elastic) *elastic = energy;
+  return out[0];
+}
+
+double PbdStepper::max_strain() { return measure(xs_.data(), nullptr, nullptr); }
+
+NamedValues PbdStepper::start_stats() {
+  double rel = 0, el = 0;
+  const double ms = measure(xs_.data(), &rel, &el);
+  return {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
+}
+
+std::string PbdStepper::describe() const {
+  return std::string("method ") + (xpbd_ ? "xpbd" : "pbd") + " (" +
+         (spec_.solver == "jacobi" ? "Jacobi with averaging" : "Gauss-Seidel over " + std::to_string(num_colours_) +
+                                                                  " colours") +
+         ", " + std::to_string(spec_.iterations) + " iterations x " + std::to_string(spec_.substeps) +
+         " substeps, " + spec_.integrator + ", " + std::to_string(num_constraints_) + " constraints)";
+}
+
+NamedArrays PbdStepper::save() const {
+  if (spec_.integrator != "bdf2") return {};
+  const int n = scene_.num_vertices;
+  NamedArrays out;
+  for (auto [name, src] : {std::pair<const char*, const std::vector<double>*>{"bdf2.x_prev", &x_old_},
+                           {"bdf2.v_prev", &v_old_}}) {
+    std::vector<double> all(3 * n, 0.0);
+    for (int l = 0; l < n_owned_; ++l)
+      for (int d = 0; d < 3; ++d) all[3 * scene_.input_of_solver[lv_.vbegin + l] + d] = (*src)[3 * l + d];
+    MPI_Allreduce(MPI_IN_PLACE, all.data(), 3 * n, MPI_DOUBLE, MPI_SUM, lv_.comm);
+    out.push_back({name, std::move(all)});
+  }
+  out.push_back({"bdf2.history", {history_ ? 1.0 : 0.0}});
+  return out;
+}
+
+void PbdStepper::load(const NamedArrays& arrays) {
+  // The run loop wrote lv's local vertices; our extra ghosts follow from their owners.
+  ghost_update(x_);
+  ghost_update(v_);
+  if (spec_.integrator != "bdf2") return;
+  const int n = scene_.num_vertices;
+  auto get = [&](const std::string& name, size_t size) {
+    const NamedArray* a = find_array(arrays, name);
+    if (!a) throw InputError("checkpoint array '" + name + "' missing");
+    if (a->values.size() != size)
+      throw InputError("checkpoint array '" + name + "' has " + std::to_string(a->values.size()) +
+                       " values but the case has " + std::to_string(size));
+    return &a->values;
+  };
+  history_ = (*get("bdf2.history", 1))[0] != 0;
+  for (auto [name, dst] : {std::pair<const char*, std::vector<double>*>{"bdf2.x_prev", &x_old_},
+                           {"bdf2.v_prev", &v_old_}}) {
+    const std::vector<double>& all = *get(name, 3 * static_cast<size_t>(n));
+    for (int l = 0; l < n_local_; ++l) {
+      const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
+      for (int d = 0; d < 3; ++d) (*dst)[3 * l + d] = all[3 * scene_.input_of_solver[v] + d];
+    }
+  }
+}
+
+StepReport PbdStepper::step(double t) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const Scene& s = scene_;
+  const int ns = spec_.substeps;
+  const double dt = s.spec.dt, h = dt / ns;
+  const Vec3 g = s.spec.gravity;
+  const bool bdf2 = spec_.integrator == "bdf2";
+  std::vector<double> vstar(3 * n_owned_), x_start(3 * n_local_);
+  x_old_step_.resize(3 * n_owned_);
+  long contacts = 0;
+  for (int k = 0; k < ns; ++k) {
+    const double t0 = t + k * h, t1 = (k + 1 == ns) ? t + dt : t + (k + 1) * h;
+    const bool second = bdf2 && history_;
+    // 1. Velocity prediction (external forces), damping, position prediction.
+    for (int l = 0; l < n_owned_; ++l)
+      for (int d = 0; d < 3; ++d) {
+        const int i = 3 * l + d;
+        vstar[i] = w_[l] == 0 ? 0.0
+                   : second   ? 4.0 / 3.0 * vs_[i] - 1.0 / 3.0 * v_old_[i] + 2.0 / 3.0 * h * g[d]
+                              : vs_[i] + h * g[d];
+      }
+    if (spec_.damping > 0) damp(vstar);
+    std::copy(xs_.begin(), xs_.end(), x_start.begin());
+    std::copy(xs_.begin(), xs_.begin() + 3 * n_owned_, x_old_step_.begin());
+    for (int l = 0; l < n_local_; ++l) {
+      const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
+      if (s.kinematic(v)) {
+        const Vec3 pk = scripted_position(s.motions[s.vertex_motion[v]], s.rest[v], t1);
+        for (int d = 0; d < 3; ++d) xs_[3 * l + d] = pk[d];
+      } else if (l < n_owned_) {
+        for (int d = 0; d < 3; ++d) {
+          const int i = 3 * l + d;
+          xs_[i] = second ? 4.0 / 3.0 * x_start[i] - 1.0 / 3.0 * x_old_[i] + 2.0 / 3.0 * h * vstar[i]
+                          : x_start[i] + h * vstar[i];
+        }
+      }
+    }
+    ghost_update(x_);
+    // 2. Obstacle collisions, 3. projections. BDF2's implicit step is 2h/3, so XPBD scales
+    // the compliance by (3 / 2h)^2.
+    find_collisions(t0, t1, vstar);
+    contacts += static_cast<long>(contacts_.size());
+    const double he = second ? 2.0 * h / 3.0 : h;
+    solve(1.0 / (he * he));
+    // 4. Velocities, restitution and friction (001 sec. 3.4), history.
+    for (int l = 0; l < n_local_; ++l)
+      for (int d = 0; d < 3; ++d) {
+        const int i = 3 * l + d;
+        const double vn = second ? (3.0 * xs_[i] - 4.0 * x_start[i] + x_old_[i]) / (2.0 * h)
+                                 : (xs_[i] - x_start[i]) / h;
+        v_old_[i] = vs_[i];
+        x_old_[i] = x_start[i];
+        vs_[i] = vn;
+      }
+    int last = -1;
+    for (const Contact& c : contacts_) {
+      if (!c.hit || c.l == last) continue;
+      last = c.l;
+      Eigen::Map<Vec3> v(&vs_[3 * c.l]);
+      const Vec3 vr = v - c.v_obs;
+      const double vn = vr.dot(c.n);
+      Vec3 vt = vr - vn * c.n;
+      double vn_new = vn;
+      if (c.vn_pre < 0) vn_new = std::max(vn, -spec_.restitution * c.vn_pre);
+      const double dvn = std::max(0.0, vn_new - std::min(c.vn_pre, 0.0));
+      const double vtn = vt.norm();
+      if (vtn > 0) vt *= std::max(0.0, 1.0 - c.friction * dvn / vtn);
+      v = c.v_obs + vt + vn_new * c.n;
+    }
+    ghost_update(v_);
+    history_ = bdf2;
+  }
+  for (Vec vec : {x_, v_}) {  // we wrote the arrays directly: tell PETSc they changed
+    PetscScalar* a = nullptr;
+    check(VecGetArray(vec, &a), "VecGetArray");
+    check(VecRestoreArray(vec, &a), "VecRestoreArray");
+  }
+
+  // Statistics.
+  double rel = 0, elastic = 0;
+  const double ms = measure(xs_.data(), &rel, &elastic);
+  double e[3] = {0, 0, 0};  // kinetic, gravity potential, non-finite count
+  for (int l = 0; l < n_owned_; ++l) {
+    for (int d = 0; d < 3; ++d) e[2] += std::isfinite(xs_[3 * l + d]) ? 0.0 : 1.0;
+    if (w_[l] == 0) continue;
+    const double m = 1.0 / w_[l];
+    const Eigen::Map<const Vec3> x(&xs_[3 * l]), v(&vs_[3 * l]);
+    e[0] += 0.5 * m * v.squaredNorm();
+    e[1] -= m * g.dot(x);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, e, 3, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_LONG, MPI_SUM, lv_.comm);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  StepReport r;
+  r.iterations = spec_.iterations * ns;
+  r.max_strain = ms;
+  r.converged = e[2] == 0;  // fixed iteration count: the verdict is a finite state
+  r.stats = {{"iterations", double(r.iterations)},
+             {"substeps", double(ns)},
+             {"constraint_error", rel},
+             {"max_strain", ms},
+             {"energy", e[0] + e[1] + elastic},
+             {"kinetic_energy", e[0]},
+             {"elastic_energy", elastic},
+             {"contacts", double(contacts)},
+             {"colours", double(num_colours_)},
+             {"converged", r.converged ? 1.0 : 0.0},
+             {"solve_s", secs}};
+  return r;
+}
+
+}  // namespace weft

@@ -1,0 +1,121 @@
+// Position-based steppers (issue 18): PBD (Mueller et al. 2007, paper 001 sec. 3) and XPBD
+// (paper 003 sec. 4.4, Algorithm 2), one class: XPBD differs only in the projection
+// (compliance alpha~ = alpha / h^2 and a multiplier per constraint, reset per substep) and
+// in where the constraint strengths come from (compliances vs stiffnesses in [0, 1]).
+//
+// Per substep of h = dt / substeps (DESIGN.md "Position-based methods"):
+//   1. v* = v + h g; velocity damping that keeps rigid modes (001 sec. 3.5); p = x + h v*
+//      (BDF2, 003 sec. 4.2.2: v* = 4/3 v - 1/3 v_old + 2/3 h g, p = 4/3 x - 1/3 x_old + 2/3 h v*);
+//      pins and obstacles go to their script at the end of the substep (inverse mass 0);
+//   2. obstacle collision constraints from the engine's broad phase (swept x -> p against
+//      the obstacle triangles, 001 sec. 3.4);
+//   3. `iterations` sweeps: Gauss-Seidel colour by colour, or Jacobi with averaging
+//      (003 sec. 4.2.1), then the collision constraints of each vertex;
+//   4. v = (p - x) / h (BDF2: (3 p - 4 x + x_old) / (2 h)); restitution and friction on the
+//      vertices in contact; x = p.
+// Constraints: shells (kind shell) stretch on every mesh edge, bending (dihedral or
+// isometric) on every interior edge, the edge strain clamp (002 sec. 12.2) when
+// strain_limit is given; rods (Scene::segments) distance + three-point bending.
+//
+// Distribution: constraints are numbered in INPUT order (edges and hinges of each object's
+// mesh in input vertex ids), coloured once (greedy in index order, the same at every rank
+// count). A rank projects every constraint that touches one of its dynamic vertices, and
+// applies the corrections of its own vertices: a constraint across a partition border is
+// evaluated, from identical inputs, by each rank it touches, so ghost positions only need
+// a forward update (one VecGhostUpdate per colour in Gauss-Seidel, per sweep in Jacobi)
+// and Jacobi's per-vertex sums run in the same order at every rank count. Positions are
+// therefore bitwise identical at 1, 2, 3 ranks (with damping = 0: damping sums over each
+// object are MPI reductions, identical to rounding).
+#pragma once
+#include <petscvec.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "contact/broad_phase.hpp"
+#include "contact/surface.hpp"
+#include "core/scene.hpp"
+#include "methods/stepper.hpp"
+#include "parallel/local_view.hpp"
+
+namespace weft {
+
+class PbdStepper final : public Stepper {
+ public:
+  PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd);
+  ~PbdStepper() override;
+  PbdStepper(const PbdStepper&) = delete;
+  PbdStepper& operator=(const PbdStepper&) = delete;
+
+  StepReport step(double t) override;
+  Vec positions() const override { return x_; }
+  Vec velocities() const override { return v_; }
+  double max_strain() override;
+  NamedValues start_stats() override;
+  std::string describe() const override;
+  // BDF2 keeps the previous substep's x and v ("bdf2.x_prev", "bdf2.v_prev", input order)
+  // and whether it has one ("bdf2.history"); Euler has no state beyond x and v.
+  NamedArrays save() const override;
+  void load(const NamedArrays& arrays) override;
+
+  int colours() const { return num_colours_; }
+  long constraints() const { return num_constraints_; }
+
+  // One constraint type (fixed arity), the part this rank projects, sorted by (colour,
+  // global index); offsets per colour.
+  struct Group;
+
+ private:
+  void build_constraints();
+  void build_collision_surface_();
+  void ghost_update(Vec v);
+  void damp(std::vector<double>& vel);
+  void find_collisions(double t0, double t1, const std::vector<double>& p);
+  void solve(double inv_h2);
+  void project_collisions(double* x);
+  double measure(const double* x, double* max_rel, double* elastic) const;  // max strain
+
+  const Scene& scene_;
+  const LocalView& lv_;
+  const bool xpbd_;
+  const PbdSpec& spec_;
+  int n_owned_ = 0, n_local_ = 0;           // n_local_: lv's local vertices + extra ghosts
+  std::vector<int> ghosts_;                 // lv.ghosts, then the extra ghosts
+  std::vector<int> local_of_global_;
+  std::vector<double> xs_, vs_;             // storage of x_, v_ (local form)
+  Vec x_ = nullptr, v_ = nullptr;
+  std::vector<double> w_;                   // inverse mass per local vertex (0: kinematic)
+  std::vector<double> inv_count_;           // Jacobi: 1 / constraints at each owned vertex
+  std::vector<std::unique_ptr<Group>> groups_;
+  int num_colours_ = 0;
+  long num_constraints_ = 0;
+  double k_stretch_ = 1.0, k_bend_ = 1.0;   // PBD per-iteration stiffnesses k'
+
+  // BDF2 history (local, 3 per vertex)
+  std::vector<double> x_old_, v_old_;
+  std::vector<double> x_old_step_;          // owned positions at the start of the substep
+  bool history_ = false;
+
+  // Obstacle collisions
+  bool has_obstacles_ = false;
+  double collision_thickness_ = 0.0, collision_margin_ = 0.0;
+  CollisionSurface surface_;
+  BroadPhase broad_;
+  std::vector<char> kinematic_, point_filter_;
+  struct Contact {
+    int l;            // local (owned) vertex
+    Vec3 a, b, c;     // the obstacle face at the end of the substep
+    Vec3 n;           // its unit normal
+    Vec3 v_obs;       // obstacle velocity at the contact
+    double friction;
+    double vn_pre;    // normal velocity of the prediction, relative to the obstacle
+    bool hit = false;
+  };
+  std::vector<Contact> contacts_;
+  std::vector<int> object_of_local_;
+  std::vector<double> acc_;                 // Jacobi accumulator
+  std::vector<double> lambda_;              // XPBD multipliers, per group concatenated
+};
+
+}  // namespace weft

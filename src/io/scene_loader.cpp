@@ -24,7 +24,7 @@ bool in_box(const Vec3& p, const PinSpec& pin) {
 
 }  // namespace
 
-Scene build_scene(const CaseSpec& spec, int ranks) {
+Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) {
   Scene s;
   s.spec = spec;
 
@@ -154,8 +154,23 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
   // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
   // rank could get a whole obstacle and the other rank most of the cloth.
+  // By work (issue 19 point 4): a tet vertex leads ~5 tets, a cloth vertex ~2 triangles and
+  // ~3 hinges, a rod vertex a segment and a triple, and their kernels cost 0.09 (rod
+  // segment) to 1.4 us (rod triple) each (TermFactory::cost, measured), so equal vertex
+  // counts are not equal work once kinds mix. Hessian blocks alone (arity^2) balanced the
+  // blocks of all_in exactly but left its measured local assembly time 1.45x imbalanced
+  // (bench/results/balance.md): the cost per block differs 100x between terms.
   std::vector<int> weight(n);
-  for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
+  if (options.weights == PartitionWeights::work) {
+    std::vector<long> work(n, 0);
+    for (const ElementSet& set : sets)
+      for (int k = 0; k < set.size(); ++k)
+        work[set.stencil(k)[0]] += set.term->cost > 0 ? set.term->cost : static_cast<long>(set.arity) * set.arity;
+    for (int i = 0; i < n; ++i) work[i] += 1 + (g.xadj[i + 1] - g.xadj[i]);
+    for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : static_cast<int>(std::min<long>(work[i], 1 << 20));
+  } else {
+    for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
+  }
   // Particles have no edges: METIS would scatter them over the parts. They are split by
   // recursive coordinate bisection instead (compact slabs), particle part p going to rank
   // p; METIS balances the other dynamic vertices (particles weigh 0 there), RCB the

@@ -29,6 +29,7 @@ std::vector<std::vector<int>> elements_of(const std::string& path) {
   auto add_mesh = [&](const weft::TriMesh& m) {
     for (const auto& t : m.triangles) elems.push_back({t[0] + base, t[1] + base, t[2] + base});
     for (const auto& e : m.segments) elems.push_back({e[0] + base, e[1] + base});  // rods
+    for (const auto& t : m.tets) elems.push_back({t[0] + base, t[1] + base, t[2] + base, t[3] + base});  // volumes
     base += static_cast<int>(m.vertices.size());
   };
   if (ends_with(".yaml") || ends_with(".yml")) {

@@ -23,6 +23,9 @@ struct ObjectParams {
   double thickness = 0;
   double strain_limit = 0;   // 0 = none
   double strain_threshold = 1.0;
+  // Orthotropic shells (material.model: orthotropic): stretch-ratio limits along warp and
+  // weft (0 = none); the isotropic strain_limit above is then 0.
+  double limit_warp = 0, limit_weft = 0;
   double offset = 0;
   double friction = 0;
 };
@@ -46,6 +49,9 @@ struct Scene {
   std::vector<Tri> triangles;
   std::vector<int> triangle_object;
   std::vector<TriRest> triangle_rest;  // lumped masses
+  // Per triangle, the warp direction of an orthotropic shell in the rest frame (unit, in the
+  // rest triangle's plane, as its membrane term uses it); zero for every other triangle.
+  std::vector<Vec3> triangle_warp;
   // Codimensional primitives (C-IPC sec. 3), case order, solver ids: rod segments (edges on
   // no triangle) and isolated particle vertices, each with its object. With the triangles
   // they make the collision surface and the result file's /mesh/segments, /mesh/points.
@@ -53,6 +59,10 @@ struct Scene {
   std::vector<int> segment_object;
   std::vector<int> points;
   std::vector<int> point_object;
+  // Volume elements (kind: volume), case order, solver ids, positively oriented, with their
+  // object: the result file's /mesh/tets. Their boundary faces are among the triangles.
+  std::vector<std::array<int, 4>> tets;
+  std::vector<int> tet_object;
   // What the energy terms evaluate, one set per registered term (energy/registry.hpp), in
   // registry order.
   std::vector<ElementSet> element_sets;

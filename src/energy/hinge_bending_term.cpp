@@ -75,6 +75,6 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 
 }  // namespace
 
-extern const TermFactory kShellHingeBending = {ObjectKind::Shell, "", "hinge_bending", 4, &build_hinges, &make};
+extern const TermFactory kShellHingeBending = {ObjectKind::Shell, "", "hinge_bending", 4, &build_hinges, &make, "", 14};
 
 }  // namespace weft

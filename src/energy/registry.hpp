@@ -49,6 +49,11 @@ struct TermFactory {
   // C-IPC constitutive terms (method cipc). So the method picks an object's energies
   // through the registry, and no stepper tests a kind.
   const char* methods = "";
+  // Partition weight of one stencil (io/scene_loader.hpp, issue 19 point 4): its gradient +
+  // projected Hessian assembly time in units of 10 ns, measured by bench-balance at a warm
+  // (deformed) state on the 2-core CI machine; the ratios between terms are what matters.
+  // 0 = arity^2 (its Hessian blocks).
+  int cost = 0;
 };
 
 // True when `f` is registered for `method` ("" registrations serve cipc).

@@ -95,6 +95,6 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 
 }  // namespace
 
-extern const TermFactory kRodBending = {ObjectKind::Rod, "", "rod_bending", 3, &build_bends, &make};
+extern const TermFactory kRodBending = {ObjectKind::Rod, "", "rod_bending", 3, &build_bends, &make, "", 138};
 
 }  // namespace weft

@@ -168,6 +168,6 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 
 }  // namespace
 
-extern const TermFactory kRodStretch = {ObjectKind::Rod, "", "rod_stretch", 2, &build_segments, &make};
+extern const TermFactory kRodStretch = {ObjectKind::Rod, "", "rod_stretch", 2, &build_segments, &make, "", 9};
 
 }  // namespace weft

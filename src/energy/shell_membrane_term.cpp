@@ -159,8 +159,8 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 }  // namespace
 
 extern const TermFactory kShellMembraneNeoHookean = {ObjectKind::Shell, "neo_hookean", "membrane_neo_hookean", 3,
-                                                     &build_triangles, &make<NeoHookeanKernel>};
+                                                     &build_triangles, &make<NeoHookeanKernel>, "", 60};
 extern const TermFactory kShellMembraneStvk = {ObjectKind::Shell, "stvk", "membrane_stvk", 3, &build_triangles,
-                                               &make<StvkKernel>};
+                                               &make<StvkKernel>, "", 43};
 
 }  // namespace weft

@@ -115,6 +115,6 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 }  // namespace
 
 extern const TermFactory kShellOrthotropic = {ObjectKind::Shell, "orthotropic", "membrane_orthotropic", 3,
-                                              &build_orthotropic, &make};
+                                              &build_orthotropic, &make, "", 129};
 
 }  // namespace weft

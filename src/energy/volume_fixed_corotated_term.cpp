@@ -37,6 +37,6 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 }  // namespace
 
 extern const TermFactory kVolumeFixedCorotated = {ObjectKind::Volume, "fixed_corotated", "volume_fixed_corotated", 4,
-                                                  &build_tets, &make};
+                                                  &build_tets, &make, "", 102};
 
 }  // namespace weft

@@ -19,6 +19,6 @@ std::unique_ptr<EnergyTerm> make(const Scene& scene, int set, const LocalStencil
 }  // namespace
 
 extern const TermFactory kVolumeNeoHookean = {ObjectKind::Volume, "neo_hookean", "volume_neo_hookean", 4, &build_tets,
-                                              &make};
+                                              &make, "", 107};
 
 }  // namespace weft

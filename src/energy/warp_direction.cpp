@@ -43,4 +43,9 @@ TriRest make_aligned_tri_rest(const Vec3& X0, const Vec3& X1, const Vec3& X2, co
   return r;
 }
 
+Vec2 warp_weft_stretch(const Vec9& x, const TriRest& aligned) {
+  const Mat32 G = deformation_gradient(x, aligned);
+  return Vec2(G.col(0).norm(), G.col(1).norm());
+}
+
 }  // namespace weft

@@ -23,4 +23,8 @@ Vec3 warp_from_uv(const Vec3& X0, const Vec3& X1, const Vec3& X2, const Vec2& uv
 // vector in that plane (warp_in_triangle). Throws InputError for a degenerate triangle.
 TriRest make_aligned_tri_rest(const Vec3& X0, const Vec3& X1, const Vec3& X2, const Vec3& warp);
 
+// Stretch ratios along warp and weft, (|F d_warp|, |F d_weft|): the column norms of the
+// deformation gradient of warp-aligned rest data (make_aligned_tri_rest).
+Vec2 warp_weft_stretch(const Vec9& x, const TriRest& aligned);
+
 }  // namespace weft

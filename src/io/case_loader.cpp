@@ -235,10 +235,10 @@ std::array<int, 2> parse_pair(const Ctx& c, const MapNode& m, const std::string&
   return r;
 }
 
-bool mesh_format_supported_for(const std::string& path, ObjectKind) {
+bool mesh_format_supported_for(const std::string& path, ObjectKind kind) {
   std::string ext = fs::path(path).extension().string();
   for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return ext == ".obj";
+  return kind == ObjectKind::Volume ? ext == ".msh" : ext == ".obj";
 }
 
 // The generators each kind takes (a shell or an obstacle is a surface).
@@ -248,6 +248,8 @@ Words generators_of(ObjectKind kind) {
       return {"line", "polyline", "helix", "rod_net"};
     case ObjectKind::Particles:
       return {"particle_block"};
+    case ObjectKind::Volume:
+      return {"box", "sphere"};
     default:
       return {"grid", "disk", "sphere", "box", "cylinder", "funnel", "bowl"};
   }
@@ -261,6 +263,47 @@ void only_generator_keys(const Ctx& c, const MapNode& m, const std::string& by, 
   only_keys(c, m, allowed, by, takes);
 }
 
+// ---- Volumes (kind: volume, issue 19) ----
+
+// Tet generators: box {size: [x, y, z], resolution: [nx, ny, nz]} (lattice points per
+// axis, each >= 2; default [2, 2, 2]: 5 tets) and sphere {radius, resolution: n} (about n
+// points along a diameter, >= 2; default 8).
+MeshSpec parse_volume_generator(const Ctx& c, const MapNode& m, MeshSpec ms, const std::string& by) {
+  if (ms.generator == "box") {
+    only_generator_keys(c, m, by + " of kind 'volume'", {"size", "resolution"});
+    ms.size = m.vec3("size", Vec3(1, 1, 1));
+    for (int i = 0; i < 3; ++i)
+      if (!(ms.size[i] > 0)) c.range(cs::item(m.at("size"), i), "> 0", ms.size[i]);
+    ms.block = {2, 2, 2};
+    if (m.has("resolution")) {
+      const YAML::Node n = m.get("resolution");
+      if (!n.IsSequence() || n.size() != 3)
+        c.fail(m.at("resolution"), "expected [nx, ny, nz] (lattice points along x, y, z, each >= 2), got " +
+                                       describe(n) + (n.IsSequence() ? " of " + std::to_string(n.size()) : ""));
+      for (int i = 0; i < 3; ++i) ms.block[i] = to_int(c, n[i], cs::item(m.at("resolution"), i), 2, 100000, "in [2, 100000]");
+    }
+  } else {  // sphere
+    only_generator_keys(c, m, by + " of kind 'volume'", {"radius", "resolution"});
+    ms.radius = m.number("radius", ms.radius, positive, "> 0");
+    ms.resolution = {m.integer("resolution", 8, 2, 10000, "in [2, 10000] (points along a diameter)"), 0};
+  }
+  return ms;
+}
+
+// Volume materials: {model: fixed_corotated | neo_hookean (default), density, youngs,
+// poisson, vertex_mass}.
+MaterialSpec parse_volume_material(const Ctx& c, const MapNode& m) {
+  MaterialSpec mat;
+  const Words takes = {"model", "density", "youngs", "poisson", "vertex_mass"};
+  only_keys(c, m, takes, "kind 'volume'", takes);
+  if (m.has("model")) mat.model = to_choice(c, m.get("model"), m.at("model"), {"fixed_corotated", "neo_hookean"});
+  mat.density = m.number("density", mat.density, positive, "> 0 (kg/m^3)");
+  mat.youngs = m.number("youngs", mat.youngs, positive, "> 0 (Pa)");
+  mat.poisson = m.number("poisson", mat.poisson, [](double v) { return v > -1 && v < 0.5; }, "in (-1, 0.5)");
+  mat.vertex_mass = m.number("vertex_mass", 0.0, positive, "> 0 (kg per vertex)");
+  return mat;
+}
+
 MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir, ObjectKind kind) {
   MeshSpec ms;
   const bool gen = m.has("generator"), file = m.has("file");
@@ -268,7 +311,10 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir,
   if (gen && file) c.fail(m.path(), "give either 'generator' or 'file', not both");
   if (!gen && !file)
     c.fail(m.path(), "needs 'generator' (" + cs::join(gens) + ") or 'file' (" +
-                         (kind == ObjectKind::Rod || kind == ObjectKind::Particles ? ".obj" : ".obj, .msh") + ")");
+                         (kind == ObjectKind::Rod || kind == ObjectKind::Particles ? ".obj"
+                          : kind == ObjectKind::Volume                             ? ".msh"
+                                                                                   : ".obj, .msh") +
+                         ")");
   if (file) {
     only_keys(c, m, {"file"}, "a mesh file", {"file"});
     std::string f = to_text(c, m.get("file"), m.at("file"));
@@ -287,6 +333,9 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir,
     if ((kind == ObjectKind::Rod || kind == ObjectKind::Particles) && !mesh_format_supported_for(p.string(), kind))
       c.fail(m.at("file"), kind_word(kind) + " reads .obj files only ('" + (kind == ObjectKind::Rod ? "l" : "v") +
                                "' lines), got '" + p.extension().string() + "'");
+    if (kind == ObjectKind::Volume && !mesh_format_supported_for(p.string(), kind))
+      c.fail(m.at("file"), "kind 'volume' reads Gmsh .msh files only (4-node tetrahedra), got '" +
+                               p.extension().string() + "'");
     ms.file = p.string();
     return ms;
   }
@@ -301,6 +350,7 @@ MeshSpec parse_mesh(const Ctx& c, const MapNode& m, const std::string& case_dir,
     c.fail(m.at("generator"), "expected one of: " + cs::join(gens) + " (got '" + ms.generator + "')");
   }
   const std::string by = "generator '" + ms.generator + "'";
+  if (kind == ObjectKind::Volume) return parse_volume_generator(c, m, ms, by);
   auto radius = [&] { ms.radius = m.number("radius", ms.radius, positive, "> 0"); };
   auto segments = [&](int def) { ms.segments = m.integer("segments", def, 1, kIntMax, ">= 1"); };
   if (ms.generator == "line") {
@@ -447,7 +497,62 @@ TransformSpec parse_transform(const Ctx& c, const MapNode& m) {
   return t;
 }
 
+// ---- Orthotropic shells (material.model: orthotropic, C-IPC sec. 4.2, issue 19) ----
+
+// {model: orthotropic, density, thickness, a11, a22, a12, g12, poisson, bending_youngs,
+// vertex_mass}: eq. 8's moduli in Pa (a11, a22, g12 required, > 0; a12 default 0 with
+// a11 a22 > a12^2, so the quadratic form is positive definite). Hinge bending takes
+// bending_youngs (default sqrt(a11 a22)) and poisson (default 0.243, bending only).
+MaterialSpec parse_orthotropic_material(const Ctx& c, const MapNode& m, const std::string& object_path) {
+  MaterialSpec mat;
+  const Words takes = {"model", "density", "thickness", "a11", "a22", "a12", "g12", "poisson", "bending_youngs",
+                       "vertex_mass"};
+  only_keys(c, m, takes, "material.model 'orthotropic'", takes);
+  mat.model = "orthotropic";
+  const std::string mp = cs::child(object_path, "material");
+  for (const char* k : {"a11", "a22", "g12"})
+    if (!m.has(k))
+      c.fail_plain("missing required key '" + cs::child(mp, k) + "' (material.model 'orthotropic': eq. 8's modulus in Pa)");
+  mat.a11 = m.number("a11", 0.0, positive, "> 0 (Pa)");
+  mat.a22 = m.number("a22", 0.0, positive, "> 0 (Pa)");
+  mat.g12 = m.number("g12", 0.0, positive, "> 0 (Pa)");
+  mat.a12 = m.number("a12", 0.0);
+  if (!(mat.a11 * mat.a22 > mat.a12 * mat.a12))
+    c.fail(m.at("a12"), "must satisfy a12^2 < a11 a22 = " + fmt(mat.a11 * mat.a22) + " (got " + fmt(mat.a12) + ")");
+  mat.density = m.number("density", mat.density, positive, "> 0 (kg/m^3)");
+  mat.thickness = m.number("thickness", mat.thickness, positive, "> 0 (m)");
+  mat.poisson = m.number("poisson", mat.poisson, [](double v) { return v > -1 && v < 0.5; }, "in (-1, 0.5)");
+  mat.youngs = std::sqrt(mat.a11 * mat.a22);  // what bending_youngs defaults to
+  mat.bending_youngs = m.number("bending_youngs", mat.bending_youngs, non_negative, ">= 0 (Pa; 0 disables bending)");
+  mat.vertex_mass = m.number("vertex_mass", 0.0, positive, "> 0 (kg per vertex)");
+  return mat;
+}
+
+// strain_limit of an orthotropic shell: {warp, weft (stretch ratios > 1), shear (|E12| > 0),
+// warp_direction (a non-zero world axis, default +x)}; at least one limit. 'max' and
+// 'threshold' are the isotropic limit's and are refused beside them.
+AnisoLimitSpec parse_aniso_limit(const Ctx& c, const MapNode& sl) {
+  AnisoLimitSpec a;
+  for (const char* k : {"max", "threshold"})
+    if (sl.has(k))
+      c.fail(sl.at(k), "is the isotropic limit; material.model 'orthotropic' takes warp, weft, shear and "
+                       "warp_direction (the two are exclusive)");
+  if (!sl.has("warp") && !sl.has("weft") && !sl.has("shear"))
+    c.fail(sl.path(), "needs at least one of warp, weft (stretch ratios > 1) or shear (> 0)");
+  auto ratio = [](double v) { return v > 1; };
+  a.warp = sl.number("warp", 0.0, ratio, "> 1 (a stretch ratio along warp; 1.02 allows 2%)");
+  a.weft = sl.number("weft", 0.0, ratio, "> 1 (a stretch ratio along weft; 1.05 allows 5%)");
+  a.shear = sl.number("shear", 0.0, positive, "> 0 (the largest |E12|)");
+  a.warp_direction = sl.vec3("warp_direction", Vec3::UnitX());
+  if (!(a.warp_direction.norm() > 0)) c.fail(sl.at("warp_direction"), "must be a non-zero vector");
+  return a;
+}
+
 MaterialSpec parse_material(const Ctx& c, const MapNode& m, ObjectKind kind, const std::string& object_path) {
+  if (kind == ObjectKind::Volume) return parse_volume_material(c, m);
+  if (kind == ObjectKind::Shell && m.has("model") && m.get("model").IsScalar() &&
+      m.get("model").Scalar() == "orthotropic")
+    return parse_orthotropic_material(c, m, object_path);
   MaterialSpec mat;
   Words takes;
   if (kind == ObjectKind::Rod)
@@ -464,7 +569,10 @@ MaterialSpec parse_material(const Ctx& c, const MapNode& m, ObjectKind kind, con
     mat.radius = m.number("radius", 0.0, positive, "> 0 (m)");
   }
   mat.vertex_mass = m.number("vertex_mass", 0.0, positive, "> 0 (kg per vertex)");
-  if (m.has("model")) mat.model = to_choice(c, m.get("model"), m.at("model"), {"neo_hookean", "stvk"});
+  if (m.has("model"))
+    mat.model = to_choice(c, m.get("model"), m.at("model"),
+                          kind == ObjectKind::Shell ? Words{"neo_hookean", "stvk", "orthotropic"}
+                                                    : Words{"neo_hookean", "stvk"});
   mat.density = m.number("density", mat.density, positive, "> 0 (kg/m^3)");
   mat.youngs = m.number("youngs", mat.youngs, positive, "> 0 (Pa)");
   mat.poisson = m.number("poisson", mat.poisson, [](double v) { return v > -1 && v < 0.5; }, "in (-1, 0.5)");
@@ -494,7 +602,7 @@ PinSpec parse_pin(const Ctx& c, const MapNode& m) {
 ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& path, std::size_t index,
                         const std::string& case_dir) {
   // The kind first: an unsupported kind is the real problem, not its unknown keys.
-  const Words kinds = {"shell", "rod", "particles", "obstacle"}, later = {"volume", "rigid"};
+  const Words kinds = {"shell", "rod", "particles", "volume", "obstacle"}, later = {"rigid"};
   if (n.IsMap() && n["kind"].IsDefined()) {
     const YAML::Node k = n["kind"];
     std::string kind = to_text(c, k, cs::child(path, "kind"));
@@ -517,9 +625,9 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
     for (const std::string& k : m.present())
       if (k == "motion")
         c.fail(m.at(k), "is not used by " + kind_word(o.kind) + " (move it through pins[].motion; only obstacles take 'motion')");
-    if (o.kind == ObjectKind::Particles) {
+    if (o.kind == ObjectKind::Particles || o.kind == ObjectKind::Volume) {
       const Words takes = {"name", "kind", "mesh", "transform", "material", "contact", "pins", "initial"};
-      only_keys(c, m, takes, "kind 'particles'", takes);
+      only_keys(c, m, takes, kind_word(o.kind), takes);
     }
   }
   if (!m.has("mesh")) c.fail_plain("missing required key '" + m.at("mesh") + "'");
@@ -532,8 +640,14 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
 
   o.material = parse_material(c, m.map("material"), o.kind, path);
 
-  if (m.has("strain_limit")) {
+  if (m.has("strain_limit") && o.material.model == "orthotropic") {
+    o.material.aniso_limit = parse_aniso_limit(c, m.map("strain_limit"));
+  } else if (m.has("strain_limit")) {
     MapNode sl = m.map("strain_limit");
+    for (const char* k : {"warp", "weft", "shear", "warp_direction"})
+      if (sl.has(k))
+        c.fail(sl.at(k), "is a per-direction limit of material.model 'orthotropic' (this object's model is '" +
+                             o.material.model + "'; it takes max and threshold)");
     if (!sl.has("max")) c.fail_plain("missing required key '" + sl.at("max") + "' (the largest allowed stretch, e.g. 1.06)");
     o.strain_threshold = sl.number("threshold", 1.0, [](double v) { return v >= 1; }, ">= 1");
     o.strain_limit = sl.number("max", 0.0);

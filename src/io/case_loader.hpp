@@ -20,7 +20,7 @@
 //    normalised.
 //  - strain_limit: {max (required, >= 1, > threshold), threshold (default 1, >= 1)};
 //    absent = no limit (ObjectSpec::strain_limit = 0).
-//  - kinds: shell, rod, particles and obstacle. An obstacle takes name, kind, mesh,
+//  - kinds: shell, rod, particles, volume and obstacle. An obstacle takes name, kind, mesh,
 //    transform, contact, motion; a shell and a rod everything but motion (pins carry
 //    motions); particles neither motion nor strain_limit. Generators per kind: surfaces
 //    grid, disk, sphere, box, cylinder, funnel, bowl; rods line (length 1, segments 16),
@@ -31,7 +31,15 @@
 //    vertex_mass}; rod {density, youngs, radius (required), bending_youngs, vertex_mass};
 //    particles {density, radius (required), vertex_mass}; anything else is "not used by".
 //  - contact.offset defaults to 2 material.radius for rods and particles, 0 otherwise.
-//    volume | rigid -> "not supported yet".
+//  - volumes (issue 19): name, kind, mesh, transform, material, contact, pins, initial;
+//    generators box {size, resolution: [nx, ny, nz] (default [2, 2, 2])} and sphere
+//    {radius, resolution: n (default 8)}, or a .msh file (.obj refused); material {model:
+//    fixed_corotated | neo_hookean, density, youngs, poisson, vertex_mass}.
+//  - orthotropic shells: material {model: orthotropic, density, thickness, a11, a22, a12,
+//    g12, poisson, bending_youngs, vertex_mass} (a11, a22, g12 required > 0, a12^2 < a11
+//    a22); strain_limit {warp, weft (> 1), shear (> 0), warp_direction} instead of
+//    {max, threshold} (the two sets are exclusive).
+//    rigid -> "not supported yet".
 #pragma once
 #include <string>
 #include <vector>

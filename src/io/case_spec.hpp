@@ -13,7 +13,9 @@ namespace weft {
 
 struct MeshSpec {
   // Surfaces (shell, obstacle): grid | disk | sphere | box | cylinder | funnel | bowl;
-  // rods: line | polyline | helix | rod_net; particles: particle_block. Empty when file is set.
+  // rods: line | polyline | helix | rod_net; particles: particle_block; volumes (tets): box
+  // (size, block = [nx, ny, nz] lattice points) | sphere (radius, resolution[0] = points
+  // along a diameter). Empty when file is set.
   std::string generator;
   std::string file;             // .obj or .msh path; load_case() stores it absolute (a relative path in
                                 // the case resolves against the case file's folder)
@@ -23,7 +25,7 @@ struct MeshSpec {
   // load_case() fills per-generator defaults when the case omits it (see case_loader.hpp).
   // rod_net: [rods along x, rods along z].
   std::array<int, 2> resolution{16, 16};
-  std::array<int, 3> block{4, 4, 4};  // particle_block: [nx, ny, nz] particles
+  std::array<int, 3> block{4, 4, 4};  // particle_block: [nx, ny, nz] particles; volume box: lattice points
   double jitter = 0.0;          // grid: 0..0.4 of the spacing, interior vertices only; particle_block: all
   double radius = 0.5;          // disk, sphere, cylinder, helix, bowl
   double length = 1.0;          // line
@@ -104,7 +106,7 @@ struct PdSpec {
 
 struct ObjectSpec {
   std::string name;
-  ObjectKind kind = ObjectKind::Shell;  // shell | rod | particles | obstacle (volume | rigid: later issues)
+  ObjectKind kind = ObjectKind::Shell;  // shell | rod | particles | volume | obstacle (rigid: a later issue)
   MeshSpec mesh;
   TransformSpec transform;
   MaterialSpec material;

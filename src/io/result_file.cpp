@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "energy/strain_limit.hpp"
+#include "energy/warp_direction.hpp"
 #include "io/xdmf.hpp"
 
 namespace weft {
@@ -280,6 +281,22 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   write_replicated(mesh, "triangles", H5T_NATIVE_LLONG, tris, {hsize_t(T), 3}, lv.rank);
   write_replicated(mesh, "triangle_offset", H5T_NATIVE_DOUBLE, toff, {hsize_t(T)}, lv.rank);
   write_replicated(mesh, "strain_limit", H5T_NATIVE_DOUBLE, tlim, {hsize_t(T)}, lv.rank);
+  // Orthotropic shells (issue 19): rest-frame warp direction and the stretch-ratio limits
+  // along warp and weft per triangle (zeros elsewhere / where no such limit).
+  {
+    std::vector<double> warp(3 * T), lw(T), lf(T);
+    for (size_t t = 0; t < T; ++t) {
+      const ObjectParams& op = scene.objects[scene.triangle_object[t]];
+      const Vec3& d = scene.triangle_warp[t];
+      for (int a = 0; a < 3; ++a) warp[3 * t + a] = d[a];
+      const bool aniso = d.squaredNorm() > 0;
+      lw[t] = aniso ? op.limit_warp : 0.0;
+      lf[t] = aniso ? op.limit_weft : 0.0;
+    }
+    write_replicated(mesh, "warp_direction", H5T_NATIVE_DOUBLE, warp, {hsize_t(T), 3}, lv.rank);
+    write_replicated(mesh, "strain_limit_warp", H5T_NATIVE_DOUBLE, lw, {hsize_t(T)}, lv.rank);
+    write_replicated(mesh, "strain_limit_weft", H5T_NATIVE_DOUBLE, lf, {hsize_t(T)}, lv.rank);
+  }
   // Rod segments and particles, case order, input vertex ids (empty datasets without them).
   const size_t S = scene.segments.size(), P = scene.points.size();
   std::vector<long long> segs(2 * S), pts(P);
@@ -296,6 +313,12 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   write_replicated(mesh, "segment_offset", H5T_NATIVE_DOUBLE, soff, {hsize_t(S)}, lv.rank);
   write_replicated(mesh, "points", H5T_NATIVE_LLONG, pts, {hsize_t(P)}, lv.rank);
   write_replicated(mesh, "point_offset", H5T_NATIVE_DOUBLE, poff, {hsize_t(P)}, lv.rank);
+  // Volume elements, case order, input vertex ids (positively oriented at rest).
+  const size_t K = scene.tets.size();
+  std::vector<long long> tets(4 * K);
+  for (size_t k = 0; k < K; ++k)
+    for (int a = 0; a < 4; ++a) tets[4 * k + a] = scene.input_of_solver[scene.tets[k][a]];
+  write_replicated(mesh, "tets", H5T_NATIVE_LLONG, tets, {hsize_t(K), 4}, lv.rank);
   // Object names and kinds, one per line in case order (object_id indexes them).
   std::string names, kinds;
   for (size_t o = 0; o < scene.objects.size(); ++o) {
@@ -416,7 +439,17 @@ void ResultFile::strain_ratios(Vec x, std::vector<float>& out) {
     Vec9 xt;
     for (int i = 0; i < 3; ++i)
       for (int d = 0; d < 3; ++d) xt[3 * i + d] = a[3 * tl[i] + d];
-    const double limit = scene_.objects[scene_.triangle_object[t]].strain_limit;
+    const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
+    const Vec3& warp = scene_.triangle_warp[t];
+    if (warp.squaredNorm() > 0 && (op.limit_warp > 0 || op.limit_weft > 0)) {
+      // Orthotropic: the larger of stretch along warp / its limit and along weft / its limit.
+      const Tri& tg = scene_.triangles[t];
+      const Vec2 s = warp_weft_stretch(
+          xt, make_aligned_tri_rest(scene_.rest[tg[0]], scene_.rest[tg[1]], scene_.rest[tg[2]], warp));
+      r[k] = std::max(op.limit_warp > 0 ? s[0] / op.limit_warp : 0.0, op.limit_weft > 0 ? s[1] / op.limit_weft : 0.0);
+      continue;
+    }
+    const double limit = op.strain_limit;
     r[k] = max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0);
   }
   VecRestoreArray(tri_local_, &r);
@@ -560,8 +593,13 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
       throw RuntimeFailure("object '" + scene.objects[o].name + "' has no contiguous range of input vertices");
     ++count[o];
   }
+  // A volume shows its tets only: its triangles are their boundary faces, which ParaView
+  // draws from the tets anyway (the cell count is the tet count).
+  std::vector<char> has_tets(O, 0);
+  for (int o : scene.tet_object) has_tets[o] = 1;
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const int o = scene.triangle_object[t];
+    if (has_tets[o]) continue;
     if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
     for (int a = 0; a < 3; ++a) cells[o].triangles.push_back(scene.input_of_solver[scene.triangles[t][a]]);
   }
@@ -570,6 +608,8 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
       cells[scene.segment_object[k]].segments.push_back(scene.input_of_solver[scene.segments[k][a]]);
   for (size_t k = 0; k < scene.points.size(); ++k)
     cells[scene.point_object[k]].points.push_back(scene.input_of_solver[scene.points[k]]);
+  for (size_t k = 0; k < scene.tets.size(); ++k)
+    for (int a = 0; a < 4; ++a) cells[scene.tet_object[k]].tets.push_back(scene.input_of_solver[scene.tets[k][a]]);
   std::vector<XdmfBlock> blocks(O);
   if (topologies) topologies->resize(O);
   for (size_t o = 0; o < O; ++o) {

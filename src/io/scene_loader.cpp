@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "energy/registry.hpp"
+#include "energy/warp_direction.hpp"
 #include "io/case_loader.hpp"
 #include "mesh/topology.hpp"
 #include "partition/coordinate_bisection.hpp"
@@ -23,7 +24,7 @@ bool in_box(const Vec3& p, const PinSpec& pin) {
 
 }  // namespace
 
-Scene build_scene(const CaseSpec& spec, int ranks) {
+Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) {
   Scene s;
   s.spec = spec;
 
@@ -32,9 +33,13 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   std::vector<int> vobj, vmotion;
   std::vector<Tri> tris;
   std::vector<int> tobj;
+  std::vector<Vec3> twarp;  // per triangle: orthotropic warp direction at rest, 0 = none
   // Codimensional primitives in input ids: rod segments and isolated vertices (particles).
   std::vector<Edge> segs;
   std::vector<int> sobj, pts, pobj;
+  // Volume elements in input ids (issue 19): the tets of kind 'volume' objects.
+  std::vector<std::array<int, 4>> tets;
+  std::vector<int> tetobj;
   // One element set per registered term, filled in input ids (renumbered in step 4).
   const std::vector<const TermFactory*>& registry = term_registry();
   std::vector<ElementSet> sets(registry.size());
@@ -54,6 +59,8 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     op.thickness = os.material.thickness;
     op.strain_limit = os.strain_limit;
     op.strain_threshold = os.strain_threshold;
+    op.limit_warp = os.material.aniso_limit.warp;
+    op.limit_weft = os.material.aniso_limit.weft;
     op.offset = os.offset;
     op.friction = os.friction >= 0 ? os.friction : spec.friction;
     s.objects.push_back(op);
@@ -87,19 +94,33 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
                          "].box selects no vertex (boxes are in world coordinates, after the transform)");
     }
     const size_t first_tri = tris.size();
+    // Orthotropic shells: the warp axis projected into each rest triangle, exactly as
+    // their membrane term's set builder does (energy/warp_direction.hpp), for the output.
+    const bool orthotropic = os.kind == ObjectKind::Shell && os.material.model == "orthotropic";
+    const Vec3 warp_axis = os.material.aniso_limit.warp_direction.squaredNorm() > 0
+                               ? os.material.aniso_limit.warp_direction : Vec3::UnitX();
     for (const Tri& t : m.triangles) {
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
+      twarp.push_back(orthotropic ? warp_in_triangle(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], warp_axis)
+                                  : Vec3::Zero());
     }
     for (const Edge& e : m.segments) {
       segs.push_back({e[0] + base, e[1] + base});
       sobj.push_back(static_cast<int>(o));
+    }
+    const size_t first_tet = tets.size();
+    for (const auto& t : m.tets) {
+      tets.push_back({t[0] + base, t[1] + base, t[2] + base, t[3] + base});
+      tetobj.push_back(static_cast<int>(o));
     }
     {
       std::vector<char> used(m.vertices.size(), 0);
       for (const Tri& t : m.triangles)
         for (int v : t) used[v] = 1;
       for (const Edge& e : m.segments) used[e[0]] = used[e[1]] = 1;
+      for (const auto& t : m.tets)  // interior vertices of a volume are not particles
+        for (int v : t) used[v] = 1;
       for (size_t v = 0; v < used.size(); ++v)
         if (!used[v]) pts.push_back(base + static_cast<int>(v)), pobj.push_back(static_cast<int>(o));
     }
@@ -114,7 +135,8 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
       for (const auto& h : build_topology(m).hinges) ohinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
       std::vector<Edge> osegs;
       for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
-      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges, osegs};
+      const std::vector<std::array<int, 4>> otets(tets.begin() + first_tet, tets.end());
+      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges, osegs, otets};
       for (const TermFactory* f : terms)
         f->build(stencils, sets[std::find(registry.begin(), registry.end(), f) - registry.begin()]);
     }
@@ -133,8 +155,23 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
   // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
   // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
   // rank could get a whole obstacle and the other rank most of the cloth.
+  // By work (issue 19 point 4): a tet vertex leads ~5 tets, a cloth vertex ~2 triangles and
+  // ~3 hinges, a rod vertex a segment and a triple, and their kernels cost 0.09 (rod
+  // segment) to 1.4 us (rod triple) each (TermFactory::cost, measured), so equal vertex
+  // counts are not equal work once kinds mix. Hessian blocks alone (arity^2) balanced the
+  // blocks of all_in exactly but left its measured local assembly time 1.45x imbalanced
+  // (bench/results/balance.md): the cost per block differs 100x between terms.
   std::vector<int> weight(n);
-  for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
+  if (options.weights == PartitionWeights::work) {
+    std::vector<long> work(n, 0);
+    for (const ElementSet& set : sets)
+      for (int k = 0; k < set.size(); ++k)
+        work[set.stencil(k)[0]] += set.term->cost > 0 ? set.term->cost : static_cast<long>(set.arity) * set.arity;
+    for (int i = 0; i < n; ++i) work[i] += 1 + (g.xadj[i + 1] - g.xadj[i]);
+    for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : static_cast<int>(std::min<long>(work[i], 1 << 20));
+  } else {
+    for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
+  }
   // Particles have no edges: METIS would scatter them over the parts. They are split by
   // recursive coordinate bisection instead (compact slabs), particle part p going to rank
   // p; METIS balances the other dynamic vertices (particles weigh 0 there), RCB the
@@ -196,13 +233,18 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
 
   // 4. Elements in solver ids, rest data and lumped masses.
   s.mass.assign(n, 0.0);
+  // A volume's mass is lumped from its tets (below); its boundary triangles carry none.
+  std::vector<char> lumped_by_volume(spec.objects.size(), 0);
+  for (int o : tetobj) lumped_by_volume[o] = 1;
   s.triangles.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
     Tri tri{s.solver_of_input[tris[t][0]], s.solver_of_input[tris[t][1]], s.solver_of_input[tris[t][2]]};
     s.triangles.push_back(tri);
     s.triangle_object.push_back(tobj[t]);
+    s.triangle_warp.push_back(twarp[t]);
     s.triangle_rest.push_back(make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]));
     const MaterialSpec& mat = spec.objects[tobj[t]].material;
+    if (lumped_by_volume[tobj[t]]) continue;
     const double m3 = mat.density * mat.thickness * s.triangle_rest.back().area / 3.0;
     for (int v : tri) s.mass[v] += m3;
   }
@@ -224,6 +266,17 @@ Scene build_scene(const CaseSpec& spec, int ranks) {
     s.point_object.push_back(pobj[k]);
     const MaterialSpec& mat = spec.objects[pobj[k]].material;
     s.mass[v] += mat.density * 4.0 / 3.0 * pi * mat.radius * mat.radius * mat.radius;
+  }
+  // Volumes: rho V / 4 to each vertex of a tet of rest volume V.
+  for (size_t k = 0; k < tets.size(); ++k) {
+    std::array<int, 4> t;
+    for (int a = 0; a < 4; ++a) t[a] = s.solver_of_input[tets[k][a]];
+    s.tets.push_back(t);
+    s.tet_object.push_back(tetobj[k]);
+    const Vec3& x0 = s.rest[t[0]];
+    const double V = (s.rest[t[1]] - x0).dot((s.rest[t[2]] - x0).cross(s.rest[t[3]] - x0)) / 6.0;
+    const double quarter = spec.objects[tetobj[k]].material.density * V / 4.0;
+    for (int v : t) s.mass[v] += quarter;
   }
   // material.vertex_mass replaces the lumped masses (tests, comparisons with other codes).
   for (int v = 0; v < n; ++v) {

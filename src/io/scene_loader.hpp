@@ -10,6 +10,18 @@
 
 namespace weft {
 
-Scene build_scene(const CaseSpec& spec, int ranks);
+// How METIS weighs a dynamic vertex (kinematic ones weigh 0 either way):
+//   work  (default) its Newton work, so ranks balance shells, rods, particles and tets
+//         alike (issue 19 point 4): the measured assembly cost (TermFactory::cost, 10 ns
+//         units) of every stencil it leads (elements live on the rank owning their first
+//         vertex), plus the blocks of its matrix row, 1 + its graph degree;
+//   count 1 each (the weighting before issue 19; kept for comparisons: bench-balance).
+enum class PartitionWeights { work, count };
+
+struct SceneOptions {
+  PartitionWeights weights = PartitionWeights::work;
+};
+
+Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options = {});
 
 }  // namespace weft

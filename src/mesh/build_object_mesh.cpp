@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "mesh/boundary_surface.hpp"
 #include "mesh/generators.hpp"
 #include "mesh/mesh_utils.hpp"
 #include "mesh/readers.hpp"
@@ -14,6 +15,7 @@ namespace weft {
 MeshUse mesh_use_of(ObjectKind kind) {
   if (kind == ObjectKind::Rod) return MeshUse::rods;
   if (kind == ObjectKind::Particles) return MeshUse::particles;
+  if (kind == ObjectKind::Volume) return MeshUse::volume;
   return MeshUse::surface;
 }
 
@@ -40,7 +42,13 @@ TriMesh build_object_mesh(const MeshSpec& spec, const TransformSpec& xf, const s
     const std::string& g = spec.generator;
     if (what.empty()) what = "mesh generator '" + g + "'";
     try {
-      if (g == "grid")
+      if (use == MeshUse::volume && g == "box")
+        m = make_tet_box(spec.size, spec.block[0], spec.block[1], spec.block[2]);
+      else if (use == MeshUse::volume && g == "sphere")
+        m = make_tet_sphere(spec.radius, spec.resolution[0]);
+      else if (use == MeshUse::volume)
+        throw InputError("generator '" + g + "' makes no tetrahedra (a volume takes box or sphere)");
+      else if (g == "grid")
         m = make_grid(spec.size[0], spec.size[1], spec.resolution[0], spec.resolution[1], spec.jitter, spec.seed);
       else if (g == "disk")
         m = make_disk(spec.radius, spec.resolution[1], spec.resolution[0]);
@@ -73,6 +81,15 @@ TriMesh build_object_mesh(const MeshSpec& spec, const TransformSpec& xf, const s
     } catch (const InputError& e) {
       if (!what_in.empty()) throw InputError(what_in + ": " + e.what());
       throw;
+    }
+  }
+  if (use == MeshUse::volume) {
+    // The collision surface of a volume is the boundary of its tets (outward faces).
+    validate_tets(m, what);
+    try {
+      m.triangles = extract_boundary_surface(m.tets);
+    } catch (const InputError& e) {
+      throw InputError(what + ": " + e.what());
     }
   }
   validate_mesh(m, what, use);

@@ -24,6 +24,9 @@ namespace weft {
 //      helix     make_helix(radius, pitch, turns, segments)
 //      rod_net   make_rod_net(size[0], size[1], resolution[0], resolution[1], subdivisions)
 //      particle_block  make_particle_block(size, block[0], block[1], block[2], jitter, seed)
+//    use = volume (kind: volume): box -> make_tet_box(size, block[0], block[1], block[2]),
+//    sphere -> make_tet_sphere(radius, resolution[0]), a file is a .msh of tets; then
+//    validate_tets and triangles = extract_boundary_surface(tets) (the collision surface).
 //    `use` (mesh_use_of(kind)) decides what a file must hold: rods read 'l' lines and refuse
 //    faces, particles read 'v' lines and refuse faces and lines, surfaces read faces.
 // Every failure is an InputError.
@@ -31,7 +34,7 @@ TriMesh build_object_mesh(const MeshSpec& mesh, const TransformSpec& transform, 
                           const std::string& what = "", MeshUse use = MeshUse::surface);
 
 // What an object of this kind uses its mesh for: rods -> rods, particles -> particles,
-// everything else a surface.
+// volumes -> volume, everything else a surface.
 MeshUse mesh_use_of(ObjectKind kind);
 
 }  // namespace weft

@@ -65,6 +65,19 @@ void merge(Stats& into, const Stats& from) {
     into.distance_pair = from.distance_pair;
   }
 
+  into.aniso_checked += from.aniso_checked;
+  into.aniso_violations += from.aniso_violations;
+  if (from.aniso_frame >= 0 &&
+      (from.aniso_excess > into.aniso_excess ||
+       (from.aniso_excess == into.aniso_excess && earlier(from.aniso_frame, into.aniso_frame)))) {
+    into.aniso_excess = from.aniso_excess;
+    into.aniso_stretch = from.aniso_stretch;
+    into.aniso_limit = from.aniso_limit;
+    into.aniso_frame = from.aniso_frame;
+    into.aniso_triangle = from.aniso_triangle;
+    into.aniso_direction = from.aniso_direction;
+  }
+
   into.tet_checks += from.tet_checks;
   into.inversions += from.inversions;
   if (from.inversion_frame >= 0 &&
@@ -109,6 +122,20 @@ FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(m
     prims_.push_back({kSegment, 2, long(e), {mesh.segments[e][0], mesh.segments[e][1], -1}, mesh.segment_offset[e]});
   for (std::size_t p = 0; p < mesh.points.size(); ++p)
     prims_.push_back({kPoint, 1, long(p), {mesh.points[p], -1, -1}, mesh.point_offset[p]});
+  // Orthotropic triangles: the rest edge matrix in the (warp, weft) frame of the rest plane.
+  for (std::size_t t = 0; t < mesh.warp_direction.size(); ++t) {
+    const double lw = mesh.strain_limit_warp[t], lf = mesh.strain_limit_weft[t];
+    const Vec3& d1 = mesh.warp_direction[t];
+    if (!(d1.squaredNorm() > 0) || !(lw > 0 || lf > 0)) continue;
+    const Tri& tri = mesh.triangles[t];
+    const Vec3 e1 = mesh.rest[tri[1]] - mesh.rest[tri[0]], e2 = mesh.rest[tri[2]] - mesh.rest[tri[0]];
+    const Vec3 n = e1.cross(e2).normalized();
+    const Vec3 w = d1.normalized(), f = n.cross(w);
+    const double a = e1.dot(w), b = e2.dot(w), c = e1.dot(f), d = e2.dot(f);
+    const double det = a * d - b * c;
+    if (!(std::abs(det) > 0) || !std::isfinite(det)) continue;  // degenerate rest: no direction to measure
+    aniso_.push_back({long(t), {d / det, -b / det, -c / det, a / det}, {lw, lf}});
+  }
   rest_volume_.resize(mesh.tets.size());
   for (std::size_t k = 0; k < mesh.tets.size(); ++k) {
     const auto& tt = mesh.tets[k];
@@ -131,6 +158,7 @@ void FrameChecker::check(long frame, const std::vector<Vec3>& x, Stats& s) {
   }
   check_strain(frame, x, s);
   check_tets(frame, x, s);
+  check_aniso(frame, x, s);
   check_contact(frame, x, s);
 }
 
@@ -157,6 +185,29 @@ void FrameChecker::check_strain(long frame, const std::vector<Vec3>& x, Stats& s
       s.strain_limit = limit;
       s.strain_frame = frame;
       s.strain_triangle = long(t);
+    }
+  }
+}
+
+void FrameChecker::check_aniso(long frame, const std::vector<Vec3>& x, Stats& s) const {
+  for (const AnisoTri& at : aniso_) {
+    const Tri& tri = mesh_.triangles[std::size_t(at.t)];
+    const Vec3 d1 = x[tri[1]] - x[tri[0]], d2 = x[tri[2]] - x[tri[0]];
+    // G = [d1 d2] Dm^-1: column 0 = F d_warp, column 1 = F d_weft.
+    const Vec3 g[2] = {d1 * at.m[0] + d2 * at.m[2], d1 * at.m[1] + d2 * at.m[3]};
+    for (int dir = 0; dir < 2; ++dir) {
+      if (!(at.limit[dir] > 0)) continue;
+      const double stretch = g[dir].norm(), excess = stretch - at.limit[dir];
+      ++s.aniso_checked;
+      if (excess > opt_.tol_strain) ++s.aniso_violations;
+      if (excess > s.aniso_excess) {
+        s.aniso_excess = excess;
+        s.aniso_stretch = stretch;
+        s.aniso_limit = at.limit[dir];
+        s.aniso_frame = frame;
+        s.aniso_triangle = at.t;
+        s.aniso_direction = dir;
+      }
     }
   }
 }
@@ -455,6 +506,31 @@ Report make_report(const ResultFile& file, const FrameChecker& checker, const St
       c.numbers.push_back({"worst", s.inversion_ratio});
       c.numbers.push_back({"frame", double(s.inversion_frame)});
       c.numbers.push_back({"tet", double(s.inversion_tet)});
+    }
+    r.checks.push_back(c);
+  }
+  {  // anisotropic
+    CheckLine c = named("anisotropic");
+    c.pass = s.aniso_violations == 0;
+    c.numbers.push_back({"violations", double(s.aniso_violations)});
+    c.numbers.push_back({"tolerance", opt.tol_strain});
+    if (checker.aniso_limited() == 0) {
+      c.message = "no warp/weft-limited triangles";
+    } else if (s.aniso_frame < 0) {
+      c.message = "no frame checked";
+    } else {
+      const char* dir = s.aniso_direction == 0 ? "warp" : "weft";
+      c.message = std::string("worst stretch along ") + dir + " " + num(s.aniso_stretch) + " (limit " +
+                  num(s.aniso_limit) + ") at frame " + std::to_string(s.aniso_frame) + " triangle " +
+                  std::to_string(s.aniso_triangle);
+      if (s.aniso_violations > 0)
+        c.message += "; " + std::to_string(s.aniso_violations) + " triangle-direction-frames over limit + " +
+                     num(opt.tol_strain);
+      c.numbers.push_back({"worst", s.aniso_stretch});
+      c.numbers.push_back({"limit", s.aniso_limit});
+      c.numbers.push_back({"frame", double(s.aniso_frame)});
+      c.numbers.push_back({"triangle", double(s.aniso_triangle)});
+      c.strings.push_back({"direction", dir});
     }
     r.checks.push_back(c);
   }

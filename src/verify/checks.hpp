@@ -16,6 +16,10 @@
 //                 (distance - offset) over those pairs.
 //   inversion     every tet's signed volume has the sign of its rest volume (> 0 when the
 //                 rest volume is 0); passes trivially without /mesh/tets
+//   anisotropic   orthotropic triangles (/mesh/warp_direction non-zero): the stretch along
+//                 warp |F d_warp| <= strain_limit_warp + tol_strain and along weft
+//                 |F d_weft| <= strain_limit_weft + tol_strain (d_weft = n x d_warp at rest),
+//                 where those limits are > 0; passes trivially without them
 #pragma once
 #include <mpi.h>
 
@@ -60,6 +64,9 @@ struct Stats {
   // inversion
   long tet_checks = 0, inversions = 0, inversion_frame = -1, inversion_tet = -1;
   double inversion_ratio = 1e300;  // worst signed volume / rest volume
+  // anisotropic (per-direction stretch of orthotropic triangles)
+  long aniso_checked = 0, aniso_violations = 0, aniso_frame = -1, aniso_triangle = -1, aniso_direction = 0;
+  double aniso_excess = -1e300, aniso_stretch = 0, aniso_limit = 0;  // worst stretch - limit
 };
 
 // Combines `from` into `into` (counts add; the worse value wins, ties go to the earlier frame).
@@ -75,10 +82,12 @@ class FrameChecker {
   long strain_limited() const { return strain_limited_; }
   long degenerate_rest() const { return degenerate_rest_; }        // limited, zero rest area
   long first_degenerate_rest() const { return first_degenerate_; }
+  long aniso_limited() const { return long(aniso_.size()); }  // orthotropic triangles with a warp/weft limit
 
  private:
   void check_strain(long frame, const std::vector<Vec3>& x, Stats& s) const;
   void check_tets(long frame, const std::vector<Vec3>& x, Stats& s) const;
+  void check_aniso(long frame, const std::vector<Vec3>& x, Stats& s) const;
   void check_contact(long frame, const std::vector<Vec3>& x, Stats& s);
 
   struct Prim {
@@ -93,6 +102,12 @@ class FrameChecker {
   std::vector<Prim> prims_;
   std::vector<double> dm_inv_;  // 3 entries per triangle (upper-triangular 2x2), NaN = unlimited
   std::vector<double> rest_volume_;
+  struct AnisoTri {
+    long t;
+    double m[4];          // (d_warp, d_weft)-frame rest edge matrix inverse, row-major
+    double limit[2];      // warp, weft stretch ratios (0 = none)
+  };
+  std::vector<AnisoTri> aniso_;
   long strain_limited_ = 0, degenerate_rest_ = 0, first_degenerate_ = -1;
   std::vector<Aabb> boxes_, raw_;
   GridBroadPhase grid_;
@@ -109,7 +124,7 @@ struct CheckLine {
 struct Report {
   std::string file;
   long frames = 0;
-  std::vector<CheckLine> checks;  // complete, finite, strain, intersection, distance, inversion
+  std::vector<CheckLine> checks;  // complete, finite, strain, intersection, distance, inversion, anisotropic
   bool pass() const;
   int exit_code() const { return pass() ? 0 : 1; }
   const CheckLine* find(const std::string& name) const;

@@ -200,6 +200,23 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
     if (exists(f, "/mesh/tets"))
       mesh_.tets = to_index_rows<4>(read_i64(f, path, "/mesh/tets", 4, nullptr), n, path, "/mesh/tets");
 
+    if (exists(f, "/mesh/warp_direction")) {
+      std::size_t w = 0;
+      const std::vector<double> d = read_f64(f, path, "/mesh/warp_direction", 3, &w);
+      check_len(path, "/mesh/warp_direction", w, t, "/mesh/triangles");
+      for (std::size_t k = 0; k < w; ++k) mesh_.warp_direction.emplace_back(d[3 * k], d[3 * k + 1], d[3 * k + 2]);
+      for (const char* name : {"/mesh/strain_limit_warp", "/mesh/strain_limit_weft"}) {
+        require(f, path, name);
+        std::vector<double> lim = read_f64(f, path, name, 0, &rows);
+        check_len(path, name, rows, t, "/mesh/triangles");
+        for (double x : lim)
+          if (!std::isfinite(x) || x < 0) fail(path, std::string("dataset ") + name + ": values must be finite and >= 0");
+        (std::string(name).back() == 'p' ? mesh_.strain_limit_warp : mesh_.strain_limit_weft) = std::move(lim);
+      }
+      for (const Vec3& v : mesh_.warp_direction)
+        if (!v.allFinite()) fail(path, "dataset /mesh/warp_direction: values must be finite");
+    }
+
     for (const auto* v : {&mesh_.triangle_offset, &mesh_.strain_limit, &mesh_.segment_offset, &mesh_.point_offset})
       for (double x : *v)
         if (!std::isfinite(x) || x < 0) {

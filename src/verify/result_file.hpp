@@ -22,6 +22,11 @@ struct ResultMesh {
   std::vector<int> points;                 // /mesh/points (P), optional
   std::vector<double> point_offset;        // /mesh/point_offset (P), required with points
   std::vector<std::array<int, 4>> tets;    // /mesh/tets (K,4), optional
+  // Orthotropic shells, optional (all three or none): /mesh/warp_direction (T,3) rest-frame
+  // warp per triangle (0 = not orthotropic), /mesh/strain_limit_warp and _weft (T) stretch
+  // ratios (0 = none).
+  std::vector<Vec3> warp_direction;
+  std::vector<double> strain_limit_warp, strain_limit_weft;
   std::vector<int> object_id;              // /mesh/object_id (N), optional (empty when absent)
   // /mesh attributes object_names, object_kinds (one line per object), optional (empty
   // when absent; files from before they were written).

@@ -34,6 +34,10 @@ done
 run_weft 2 "$WEFT_DATA/codim/mixed.yaml" --frames 2 -o codim/mixed.h5 > run.txt || { cat run.txt; fail "mixed run"; }
 pv_check codim "$WORK/codim/mixed.h5" cloth:242:triangle,rope:30:line,spring:48:line,grains:50:vertex,ball:320:triangle
 
+# Volumes (tests/data/volume/jelly_cloth.yaml): each volume shows its tets (and only them).
+run_weft 2 "$WEFT_DATA/volume/jelly_cloth.yaml" --frames 2 -o vol/jelly.h5 > run.txt || { cat run.txt; fail "jelly run"; }
+pv_check codim "$WORK/vol/jelly.h5" cloth:242:triangle,jelly:90:tet,ball:35:tet,ground:320:triangle
+
 WEFT_XDMF_SAMPLE=$WORK/sample "$WEFT_BIN/unit-io" --gtest_filter=XdmfSample.* > /dev/null || fail "writing the primitives sample"
 pv_check sample "$WORK/sample/primitives.h5"
 

@@ -2,7 +2,7 @@
 file itself (read with h5dump, independent of ParaView):
   pvpython paraview_check.py result OUT.h5 NAME,NAME,...   a weft result of a shell scene
   pvpython paraview_check.py sample DIR/primitives.h5      tests/unit/io/xdmf_test.cpp's sample
-  pvpython paraview_check.py codim OUT.h5 NAME:CELLS:TYPE,...  rods / particles: cells per object
+  pvpython paraview_check.py codim OUT.h5 NAME:CELLS:TYPE,...  rods / particles / volumes: cells per object
 Prints one 'ok' line per check; exits 1 at the first failure.
 """
 import os
@@ -148,8 +148,8 @@ def check_sample(path):
 def check_codim(path, expected):
     """A scene of rods and particles beside surfaces: each object's cell count and VTK cell
     types (lines for rods, vertices for particles, triangles for surfaces) as expected;
-    `expected` is NAME:CELLS:TYPE,... with TYPE one of line, vertex, triangle."""
-    types = {"vertex": {1, 2}, "line": {3, 4}, "triangle": {5}}
+    `expected` is NAME:CELLS:TYPE,... with TYPE one of line, vertex, triangle, tet."""
+    types = {"vertex": {1, 2}, "line": {3, 4}, "triangle": {5}, "tet": {10}}
     reader, objects, times, ps = check_common(path)
     want = [e.split(":") for e in expected]
     if [o[0] for o in objects] != [w[0] for w in want]:

@@ -80,9 +80,9 @@ TEST(VerifyFile, ValidTwoFrameClothPasses) {
   EXPECT_TRUE(r.pass()) << to_text(r);
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_EQ(r.frames, 2);
-  ASSERT_EQ(r.checks.size(), 6u);
-  const char* names[] = {"complete", "finite", "strain", "intersection", "distance", "inversion"};
-  for (int i = 0; i < 6; ++i) EXPECT_EQ(r.checks[std::size_t(i)].name, names[i]);
+  ASSERT_EQ(r.checks.size(), 7u);
+  const char* names[] = {"complete", "finite", "strain", "intersection", "distance", "inversion", "anisotropic"};
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(r.checks[std::size_t(i)].name, names[i]);
   // Worst strain is the 5% stretch of frame 1.
   const CheckLine* strain = r.find("strain");
   EXPECT_NEAR(field(strain, "worst"), 1.05, 1e-12);
@@ -94,7 +94,7 @@ TEST(VerifyFile, ValidTwoFrameClothPasses) {
   EXPECT_EQ(field(dist, "offset"), kXi);
   const std::string text = to_text(r);
   EXPECT_NE(text.find("PASS strain  worst 1.05 (limit 1.1) at frame 1 triangle "), std::string::npos) << text;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);
 }
 
 TEST(VerifyFile, VertexPushedThroughOtherSheetIsAnIntersection) {
@@ -232,6 +232,42 @@ TEST(VerifyFile, InvertedTetFailsInversion) {
   EXPECT_EQ(field(r.find("inversion"), "worst"), -1.0);
 }
 
+// Orthotropic triangles: the check measures |F d_warp| and |F d_weft| (d_weft = n x d_warp,
+// its sign changes no stretch). Frame 1 stretches the bottom sheet 5% along x: with warp
+// along x that breaks a warp limit of 1.03; with warp along z it is the weft stretch.
+TEST(VerifyFile, AnisotropicStretchPerDirection) {
+  Scene s = two_sheets();
+  for (double& l : s.strain_limit) l = 0;  // the isotropic limit is not this check's
+  const std::size_t T = s.tris.size();
+  s.warp.assign(T, Vec3(1, 0, 0));
+  s.limit_warp.assign(T, 1.03);
+  s.limit_weft.assign(T, 1.10);
+  Report r = run("aniso_warp_x", s);
+  EXPECT_FALSE(passed(r, "anisotropic")) << to_text(r);
+  EXPECT_NEAR(field(r.find("anisotropic"), "worst"), 1.05, 1e-12);
+  EXPECT_EQ(field(r.find("anisotropic"), "limit"), 1.03);
+  EXPECT_EQ(field(r.find("anisotropic"), "frame"), 1);
+  EXPECT_TRUE(passed(r, "strain"));
+  // Warp along z: the x stretch is now along weft (limit 1.06): passes, and the worst
+  // (closest to its limit) is 1.05 along weft, not the unstretched warp (1 of 1.03).
+  s.warp.assign(T, Vec3(0, 0, 1));
+  s.limit_weft.assign(T, 1.06);
+  r = run("aniso_warp_z", s);
+  EXPECT_TRUE(passed(r, "anisotropic")) << to_text(r);
+  EXPECT_NEAR(field(r.find("anisotropic"), "worst"), 1.05, 1e-12);
+  EXPECT_NE(r.find("anisotropic")->message.find("along weft"), std::string::npos) << r.find("anisotropic")->message;
+  // ... and a weft limit below it fails.
+  s.limit_weft.assign(T, 1.04);
+  r = run("aniso_weft_tight", s);
+  EXPECT_FALSE(passed(r, "anisotropic")) << to_text(r);
+  EXPECT_EQ(field(r.find("anisotropic"), "limit"), 1.04);
+  // No warp direction (0) = not orthotropic: nothing checked.
+  s.warp.assign(T, Vec3::Zero());
+  r = run("aniso_none", s);
+  EXPECT_TRUE(passed(r, "anisotropic"));
+  EXPECT_EQ(r.find("anisotropic")->message, "no warp/weft-limited triangles");
+}
+
 TEST(VerifyFile, UnreadableInputsThrowInputError) {
   const std::string good = path_for("good");
   write_scene(good, two_sheets());
@@ -290,7 +326,7 @@ TEST(Cli, ExitCodesAndOutput) {
   write_scene(good, two_sheets());
   std::string out, err;
   EXPECT_EQ(cli({good}, &out, &err), 0);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 6) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 7) << out;
   EXPECT_EQ(out.rfind("PASS complete  ", 0), 0u) << out;
   EXPECT_TRUE(err.empty());
 

@@ -70,6 +70,9 @@ struct Scene {
   std::vector<Edge> segs;
   std::vector<double> seg_offset;
   std::vector<std::array<int, 4>> tets;
+  // Orthotropic triangles (written when warp is non-empty): warp direction, limits.
+  std::vector<Vec3> warp;
+  std::vector<double> limit_warp, limit_weft;
   std::vector<std::vector<Vec3>> frames;
   int complete = 1;  // < 0: attribute missing
   bool write_strain_limit = true;
@@ -112,6 +115,13 @@ inline void write_scene(const std::string& path, const Scene& s) {
     std::vector<std::int64_t> tets;
     for (const auto& k : s.tets) tets.insert(tets.end(), {k[0], k[1], k[2], k[3]});
     w.i64("/mesh/tets", {s.tets.size(), 4}, tets);
+  }
+  if (!s.warp.empty()) {
+    std::vector<double> d;
+    for (const Vec3& p : s.warp) d.insert(d.end(), {p.x(), p.y(), p.z()});
+    w.f64("/mesh/warp_direction", {t, 3}, d);
+    w.f64("/mesh/strain_limit_warp", {t}, s.limit_warp);
+    w.f64("/mesh/strain_limit_weft", {t}, s.limit_weft);
   }
   std::vector<double> pos, time;
   for (std::size_t i = 0; i < f; ++i) {

@@ -768,6 +768,8 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
   MapNode solver = top.map("solver");
   s.newton_tol = solver.number("newton_tol", s.newton_tol, positive, "> 0 (m/s)");
   s.max_newton = solver.integer("max_newton", s.max_newton, 1, kIntMax, ">= 1");
+  if (solver.has("newton_norm"))
+    s.newton_norm = to_choice(c, solver.get("newton_norm"), solver.at("newton_norm"), {"max", "rms"});
   MapNode lin = solver.map("linear");
   s.linear.ksp = lin.text("ksp", s.linear.ksp);
   s.linear.pc = lin.text("pc", s.linear.pc);

@@ -24,7 +24,7 @@ const std::map<std::string, Keys>& table() {
                 "bending_compliance", "bending", "self_collision", "thickness", "restitution", "tear_stretch",
                 "pressure", "strain_limit", "integrator"}},
       {"time", {"dt", "frames"}},
-      {"solver", {"newton_tol", "max_newton", "linear"}},
+      {"solver", {"newton_tol", "max_newton", "newton_norm", "linear"}},
       {"solver.linear", {"ksp", "pc", "rtol", "factor_reuse_its"}},
       {"contact", {"enabled", "dhat", "friction", "friction_iterations", "epsilon_v"}},
       {"output", {"file", "every", "checkpoint_every", "fields"}},

@@ -164,6 +164,9 @@ struct CaseSpec {
   std::string method = "cipc";
   double newton_tol = 1e-2;     // on ||p||_inf / h, in m/s
   int max_newton = 200;
+  // Newton stopping norm: max = ||p||_inf / h < newton_tol; rms = the RMS over the free
+  // nodes of |p| / h below newton_tol for 3 consecutive iterations (C-IPC's rule).
+  std::string newton_norm = "max";
   LinearSpec linear;
   bool contact_enabled = true;  // false: no barrier, friction or CCD (elasticity-only studies)
   double dhat = 1e-3;

@@ -115,6 +115,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
   opt.tol = scene.spec.newton_tol;
   opt.residual_scale = h_;
   opt.max_iters = scene.spec.max_newton;
+  opt.norm = scene.spec.newton_norm == "rms" ? NewtonMinimiser::Norm::kRms : NewtonMinimiser::Norm::kMax;
   newton_ = std::make_unique<NewtonMinimiser>(lv, *sys_, x_, global_id_, opt);
   newton_->add_group(1.0, {inertia_.get(), al_.get()});
   std::vector<LocalTerm*> elastic;

@@ -171,10 +171,23 @@ double NewtonMinimiser::assemble(const double* xl) {
   return global;
 }
 
+double NewtonMinimiser::rms_step(const double* pl) const {
+  double acc[2] = {0.0, 0.0};  // sum |p_node|^2, free node count
+  for (int l = 0; l < lv_.num_owned(); ++l) {
+    if (global_id_[l] < 0) continue;
+    const double* p = pl + 3 * l;
+    acc[0] += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+    acc[1] += 1.0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, acc, 2, MPI_DOUBLE, MPI_SUM, lv_.comm);
+  return acc[1] > 0 ? std::sqrt(acc[0] / acc[1]) : 0.0;
+}
+
 int NewtonMinimiser::minimise(NewtonStats& st) {
   const int n_local = lv_.num_local();
   const double tol = opt_.tol, scale = opt_.residual_scale;
   for (GlobalTerm* t : globals_) t->begin_minimise();
+  int below = 0;  // kRms: consecutive iterations with the RMS below tol
   int it = 0;
   for (; it < opt_.max_iters; ++it) {
     for (GlobalTerm* t : globals_) t->begin_iteration();
@@ -205,13 +218,20 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     check(VecDot(g_, p_, &gp), "VecDot");
     st.residual = pinf / scale;
     st.energy = E0;
-    bool settled = true;
+    bool settled = true, small = false;
     {
       LocalArray pa(p_);
       for (const Group& gr : groups_)
         for (const LocalTerm* t : gr.terms) settled = t->settled(pa.data()) && settled;  // every rank calls every term
+      if (opt_.norm == Norm::kRms) {
+        st.residual = rms_step(pa.data()) / scale;
+        below = st.residual < tol ? below + 1 : 0;
+        small = below >= kRmsHold;
+      } else {
+        small = pinf / scale < tol;
+      }
     }
-    if (pinf / scale < tol && settled) {
+    if (small && settled) {
       st.converged = true;
       PetscLogStagePop();
       st.line_search_s += seconds_since(t0);

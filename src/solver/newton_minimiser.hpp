@@ -133,7 +133,7 @@ int log_stage(const char* name);
 struct NewtonStats {
   int ksp_iters = 0;            // summed
   double min_alpha = 1.0;       // smallest accepted step (min over calls)
-  double residual = 0.0;        // ||p||_inf / residual_scale at the last test
+  double residual = 0.0;        // ||p||_inf (kMax) or the RMS (kRms) / residual_scale at the last test
   double energy = 0.0;          // E at the last assembly (global)
   bool converged = false;       // set by a converged call (callers reset it)
   double assembly_s = 0, solve_s = 0, line_search_s = 0;  // summed
@@ -141,10 +141,17 @@ struct NewtonStats {
 
 class NewtonMinimiser {
  public:
+  // kMax: stop when ||p||_inf / residual_scale < tol. kRms: stop when the RMS over the
+  // free nodes (global_id >= 0, owned, summed over ranks) of |p_node| / residual_scale is
+  // below tol in kRmsHold consecutive iterations (C-IPC's rule; the steps in between are
+  // taken). Both also wait for every local term's `settled`.
+  enum class Norm { kMax, kRms };
+  static constexpr int kRmsHold = 3;
   struct Options {
-    double tol = 1e-2;            // on ||p||_inf / residual_scale
+    double tol = 1e-2;            // on the residual (see Norm)
     double residual_scale = 1.0;  // e.g. the time step: the residual is a velocity
     int max_iters = 200;
+    Norm norm = Norm::kMax;
   };
   // x: the ghosted position Vec (3 per local node), moved in place. global_id: per local
   // node its global row, -1 for fixed nodes (read at every assembly: it may change between
@@ -170,6 +177,8 @@ class NewtonMinimiser {
   double global_energy(const double* xl, double alpha) const;
   // Energy (global), gradient into g and projected Hessian into sys at xl. Collective.
   double assemble(const double* xl);
+  // The RMS over the free owned nodes, summed over ranks, of |p_node| (local form pl). Collective.
+  double rms_step(const double* pl) const;
 
  private:
   struct Group {

@@ -43,6 +43,12 @@ CONFIGS = {
     "pair128x2": ("bench/cases/drape_pair.yaml", None, 2, 8, 2, ["-weft_substructure", "0"]),
     "pair128x2sub": ("bench/cases/drape_pair.yaml", None, 2, 8, 2, ["-weft_substructure", "1"]),
     "twin64x2": ("bench/cases/drape_twin.yaml", None, 2, 8, 2),
+    # issue 21: the soft frictional drape (E = 8 kPa), 4K and 16K cloth vertices, in contact
+    # from the warm checkpoint (frame 8: the cloth on the sphere, folding onto itself over frames 9-12)
+    "soft64x1": ("bench/cases/drape_soft.yaml", 64, 1, 8, 4),
+    "soft64x2": ("bench/cases/drape_soft.yaml", 64, 2, 8, 4),
+    "soft128x1": ("bench/cases/drape_soft.yaml", 128, 1, 12, 2),
+    "soft128x2": ("bench/cases/drape_soft.yaml", 128, 2, 12, 2),
     "stack x1": ("cases/cloth_stack.yaml", None, 1, 5, 2),
     "stack x2": ("cases/cloth_stack.yaml", None, 2, 5, 2),
 }

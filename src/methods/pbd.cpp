@@ -11,6 +11,7 @@
 #include "constraints/distance.hpp"
 #include "constraints/edge_strain_limit.hpp"
 #include "constraints/isometric_bending.hpp"
+#include "constraints/pressure.hpp"
 #include "constraints/projection.hpp"
 #include "constraints/rod_bending.hpp"
 #include "core/error.hpp"
@@ -173,6 +174,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     if (!scene.kinematic(v)) w_[l] = 1.0 / scene.mass[v];
   }
   acc_.assign(3 * n_owned_, 0.0);
+  pgrad_.assign(balloons_.empty() ? 0 : 3 * n_local_, 0.0);
   x_old_.assign(3 * n_local_, 0.0);
   v_old_.assign(3 * n_local_, 0.0);
   build_collision_surface_();
@@ -215,6 +217,22 @@ void PbdStepper::build_constraints() {
         m.triangles.push_back({in(s.triangles[t][0]), in(s.triangles[t][1]), in(s.triangles[t][2])});
     if (m.triangles.empty()) continue;
     const MeshTopology topo = build_topology(m);
+    // Pressure (001 sec. 4.4): only a closed surface encloses a volume; on an open one C
+    // depends on the origin and the projection would push the whole sheet around.
+    if (p.pressure > 0) {
+      if (!topo.boundary_edges.empty())
+        throw InputError(s.spec.path + ": " + (xpbd_ ? "xpbd" : "pbd") + ".pressure: object '" + s.objects[o].name +
+                         "' is an open mesh (" + std::to_string(topo.boundary_edges.size()) +
+                         " boundary edges); the pressure constraint needs closed shells");
+      Balloon b;
+      b.object = static_cast<int>(o);
+      std::vector<Tri> tris;
+      for (size_t t = 0; t < s.triangles.size(); ++t)
+        if (s.triangle_object[t] == static_cast<int>(o)) tris.push_back(s.triangles[t]);
+      b.target = p.pressure * closed_mesh_volume6(Eigen::Map<const Eigen::Matrix3Xd>(s.rest[0].data(), 3, n), tris);
+      for (const Tri& t : tris) b.tris.insert(b.tris.end(), t.begin(), t.end());
+      balloons_.push_back(std::move(b));
+    }
     auto area = [&](int t) {
       const Tri& tr = m.triangles[t];
       return 0.5 * (Xin[tr[1]] - Xin[tr[0]]).cross(Xin[tr[2]] - Xin[tr[0]]).norm();
@@ -348,11 +366,31 @@ void PbdStepper::build_constraints() {
     std::partial_sum(r.offsets.begin(), r.offsets.end(), r.offsets.begin());
     g = std::move(r);
   }
+  // Balloons: keep the triangles that touch an owned vertex (so owned vertices' gradients
+  // are complete); count in C those whose first vertex is owned (each triangle once).
+  balloon_of_object_.assign(s.objects.size(), -1);
+  for (size_t bi = 0; bi < balloons_.size(); ++bi) {
+    Balloon& b = balloons_[bi];
+    balloon_of_object_[b.object] = static_cast<int>(bi);
+    std::vector<int> kept;
+    for (size_t t = 0; t < b.tris.size() / 3; ++t) {
+      const int* v = &b.tris[3 * t];
+      if (!owned(v[0]) && !owned(v[1]) && !owned(v[2])) continue;
+      for (int k = 0; k < 3; ++k) {
+        kept.push_back(v[k]);
+        if (!owned(v[k]) && local_of_global_[v[k]] < 0) extra.push_back(v[k]), local_of_global_[v[k]] = -2;
+      }
+      b.counted.push_back(owned(v[0]));
+    }
+    b.tris = std::move(kept);
+  }
   std::sort(extra.begin(), extra.end());
   for (int v : extra) {
     local_of_global_[v] = n_owned_ + static_cast<int>(ghosts_.size());
     ghosts_.push_back(v);
   }
+  for (Balloon& b : balloons_)
+    for (int& v : b.tris) v = local_of_global_[v];
   size_t nl = 0;
   for (auto& g : groups_) {
     for (int& v : g->verts) v = local_of_global_[v];
@@ -524,6 +562,12 @@ void PbdStepper::solve(double inv_h2) {
         for (int d = 0; d < 3; ++d) x[3 * l + d] += acc_[3 * l + d] * inv_count_[l];
         acc_[3 * l] = acc_[3 * l + 1] = acc_[3 * l + 2] = 0.0;
       }
+      // The pressure constraint spans the whole balloon: projected after the averaging,
+      // on current ghosts, not averaged.
+      if (!balloons_.empty()) {
+        ghost_update(x_);
+        project_pressure(x);
+      }
       project_collisions(x);
       ghost_update(x_);
     } else {
@@ -538,15 +582,71 @@ void PbdStepper::solve(double inv_h2) {
                                               nullptr, n_owned_, eval);
           });
         }
-        if (c == num_colours_ - 1) project_collisions(x);
+        if (c == num_colours_ - 1 && balloons_.empty()) project_collisions(x);
         ghost_update(x_);
       }
-      if (num_colours_ == 0) {
+      // The pressure constraint touches every vertex of its balloon: its own turn after
+      // the colours (ghosts current), then the collisions.
+      if (!balloons_.empty()) project_pressure(x);
+      if (num_colours_ == 0 || !balloons_.empty()) {
         project_collisions(x);
         ghost_update(x_);
       }
     }
   }
+}
+
+// 001 eq. 14 with stiffness 1 (XPBD: compliance 0, the same update): per balloon
+// s = C / sum_i w_i |grad_i C|^2 and x_i -= s w_i grad_i C. C and the denominator are sums
+// over this rank's counted triangles and owned vertices, in local order, then one
+// MPI_Allreduce for every balloon: the result differs across rank counts only by the
+// reduction's rounding. Objects share no vertex, so one gradient array serves them all.
+void PbdStepper::project_pressure(double* x) {
+  const size_t nb = balloons_.size();
+  std::vector<double> cd(2 * nb, 0.0);
+  std::fill(pgrad_.begin(), pgrad_.end(), 0.0);
+  Stencil3<3> xs, gt;
+  for (size_t bi = 0; bi < nb; ++bi) {
+    const Balloon& b = balloons_[bi];
+    for (size_t t = 0; t < b.counted.size(); ++t) {
+      const int* lv = &b.tris[3 * t];
+      gather<3>(x, lv, xs);
+      const double c = triangle_volume_term(xs, &gt);
+      if (b.counted[t]) cd[2 * bi] += c;
+      for (int a = 0; a < 3; ++a) Eigen::Map<Vec3>(&pgrad_[3 * lv[a]]) += gt.col(a);
+    }
+    cd[2 * bi] -= b.target * (lv_.rank == 0 ? 1.0 : 0.0);
+  }
+  for (int l = 0; l < n_owned_; ++l) {
+    const int bi = balloon_of_object_[object_of_local_[l]];
+    if (bi >= 0) cd[2 * bi + 1] += w_[l] * Eigen::Map<const Vec3>(&pgrad_[3 * l]).squaredNorm();
+  }
+  if (lv_.ranks > 1) MPI_Allreduce(MPI_IN_PLACE, cd.data(), static_cast<int>(2 * nb), MPI_DOUBLE, MPI_SUM, lv_.comm);
+  for (int l = 0; l < n_owned_; ++l) {
+    const int bi = balloon_of_object_[object_of_local_[l]];
+    if (bi < 0 || w_[l] == 0 || !(cd[2 * bi + 1] > 0)) continue;
+    const double sc = cd[2 * bi] / cd[2 * bi + 1];
+    Eigen::Map<Vec3>(x + 3 * l) -= sc * w_[l] * Eigen::Map<const Vec3>(&pgrad_[3 * l]);
+  }
+}
+
+double PbdStepper::pressure_error() {
+  const size_t nb = balloons_.size();
+  std::vector<double> c(nb, 0.0);
+  Stencil3<3> xs;
+  for (size_t bi = 0; bi < nb; ++bi) {
+    const Balloon& b = balloons_[bi];
+    for (size_t t = 0; t < b.counted.size(); ++t)
+      if (b.counted[t]) {
+        gather<3>(xs_.data(), &b.tris[3 * t], xs);
+        c[bi] += triangle_volume_term(xs, nullptr);
+      }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, c.data(), static_cast<int>(nb), MPI_DOUBLE, MPI_SUM, lv_.comm);
+  double err = 0.0;
+  for (size_t bi = 0; bi < nb; ++bi)
+    err = std::max(err, std::abs(c[bi] - balloons_[bi].target) / std::abs(balloons_[bi].target));
+  return err;
 }
 
 double PbdStepper::measure(const double* x, double* max_rel, double* elastic) const {
@@ -583,7 +683,9 @@ double PbdStepper::max_strain() { return measure(xs_.data(), nullptr, nullptr); 
 NamedValues PbdStepper::start_stats() {
   double rel = 0, el = 0;
   const double ms = measure(xs_.data(), &rel, &el);
-  return {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
+  NamedValues out = {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
+  if (!balloons_.empty()) out.push_back({"pressure_error", pressure_error()});
+  return out;
 }
 
 std::string PbdStepper::describe() const {
@@ -743,6 +845,7 @@ StepReport PbdStepper::step(double t) {
              {"colours", double(num_colours_)},
              {"converged", r.converged ? 1.0 : 0.0},
              {"solve_s", secs}};
+  if (!balloons_.empty()) r.stats.insert(r.stats.end() - 1, {"pressure_error", pressure_error()});
   return r;
 }
 

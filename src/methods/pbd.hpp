@@ -15,7 +15,11 @@
 //      vertices in contact; x = p.
 // Constraints: shells (kind shell) stretch on every mesh edge, bending (dihedral or
 // isometric) on every interior edge, the edge strain clamp (002 sec. 12.2) when
-// strain_limit is given; rods (Scene::segments) distance + three-point bending.
+// strain_limit is given; rods (Scene::segments) distance + three-point bending; with
+// `pressure: k` > 0 one volume constraint per closed shell (001 sec. 4.4, eq. 14), projected
+// (k = 1, alpha = 0) after the other constraints of each sweep, its sum C and denominator
+// sum w |grad C|^2 reduced over the ranks (MPI_Allreduce): identical to rounding at 1, 2, 3
+// ranks, not bitwise.
 //
 // Distribution: constraints are numbered in INPUT order (edges and hinges of each object's
 // mesh in input vertex ids), coloured once (greedy in index order, the same at every rank
@@ -75,6 +79,8 @@ class PbdStepper final : public Stepper {
   void solve(double inv_h2);
   void project_collisions(double* x);
   double measure(const double* x, double* max_rel, double* elastic) const;  // max strain
+  void project_pressure(double* x);
+  double pressure_error();                  // max over balloons of |C| / |k V0|
 
   const Scene& scene_;
   const LocalView& lv_;
@@ -116,6 +122,19 @@ class PbdStepper final : public Stepper {
   std::vector<int> object_of_local_;
   std::vector<double> acc_;                 // Jacobi accumulator
   std::vector<double> lambda_;              // XPBD multipliers, per group concatenated
+
+  // Pressure (001 eq. 14): per closed shell, the triangles touching an owned vertex
+  // (solver ids while building, then local ids), whether this rank counts each in C (its
+  // first vertex owned here) and the target k V0 (6 x volume, see constraints/pressure.hpp).
+  struct Balloon {
+    int object;
+    double target;
+    std::vector<int> tris;
+    std::vector<char> counted;
+  };
+  std::vector<Balloon> balloons_;
+  std::vector<int> balloon_of_object_;      // -1: no pressure constraint
+  std::vector<double> pgrad_;               // 3 per local vertex
 };
 
 }  // namespace weft

@@ -1,5 +1,5 @@
 // What an object is, parsed once from the case's `kind:` string (case_loader); everything
-// downstream compares the enum. Only shell and obstacle are simulated so far.
+// downstream compares the enum. Rigid bodies are parsed but not simulated yet (issue 19+).
 #pragma once
 #include <optional>
 #include <string>

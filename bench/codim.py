@@ -91,15 +91,16 @@ def run_config(args, name):
              "load_at_end": C.loadavg(), "elapsed_s": time.time() - t0}
         if rc is None:
             r["status"] = "timeout"
-        elif rc != 0:
-            r["status"] = "failed"
-            r["stderr"] = err.strip().splitlines()[-3:]
         else:
+            # The measurement is the RESULT line; an exit code after it is recorded, not fatal.
             for line in out.splitlines():
                 if line.startswith("RESULT "):
                     r.update(json.loads(line[7:]))
                     r["status"] = "ok"
-            r.setdefault("status", "failed")
+            r["exit_code"] = rc
+            if "status" not in r:
+                r["status"] = "failed"
+                r["stderr"] = err.strip().splitlines()[-3:]
         if r["status"] != "ok":
             print(f"{name}: {r['status']} {r.get('stderr', '')}", flush=True)
             return best or r

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/motion.hpp"
 #include "energy/registry.hpp"
+#include "solver/ghosted_array.hpp"
 
 namespace weft {
 namespace {
@@ -30,24 +31,6 @@ constexpr int kAlMaxOuter = 30;
 void check(PetscErrorCode ierr, const char* what) {
   if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what);
 }
-
-// RAII view of a ghosted Vec's local form (owned then ghost entries).
-class LocalArray {
- public:
-  explicit LocalArray(Vec v) : v_(v) {
-    check(VecGhostGetLocalForm(v_, &local_), "VecGhostGetLocalForm");
-    check(VecGetArray(local_, &a_), "VecGetArray");
-  }
-  ~LocalArray() {
-    VecRestoreArray(local_, &a_);
-    VecGhostRestoreLocalForm(v_, &local_);
-  }
-  double* data() { return a_; }
-
- private:
-  Vec v_, local_ = nullptr;
-  double* a_ = nullptr;
-};
 
 }  // namespace
 

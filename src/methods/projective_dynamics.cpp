@@ -9,6 +9,7 @@
 #include "core/motion.hpp"
 #include "energy/registry.hpp"
 #include "energy/spring.hpp"
+#include "solver/ghosted_array.hpp"
 
 namespace weft {
 namespace {
@@ -20,25 +21,6 @@ void check(PetscErrorCode ierr, const char* what) {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-
-// RAII view of a ghosted Vec's local form (owned then ghost entries).
-class LocalArray {
- public:
-  explicit LocalArray(Vec v) : v_(v) {
-    check(VecGhostGetLocalForm(v_, &local_), "VecGhostGetLocalForm");
-    check(VecGetArray(local_, &a_), "VecGetArray");
-  }
-  ~LocalArray() {
-    VecRestoreArray(local_, &a_);
-    VecGhostRestoreLocalForm(v_, &local_);
-  }
-  double* data() { return a_; }
-  Vec local() const { return local_; }
-
- private:
-  Vec v_, local_ = nullptr;
-  double* a_ = nullptr;
-};
 
 void ghost_forward(Vec v) {
   check(VecGhostUpdateBegin(v, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateBegin");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "solver/ghosted_array.hpp"
 
 namespace weft {
 namespace {
@@ -22,24 +23,6 @@ constexpr double kEnergyNoise = 1.0e-12;  // relative rounding noise of a global
 void check(PetscErrorCode ierr, const char* what) {
   if (ierr) throw RuntimeFailure(std::string("PETSc error in ") + what);
 }
-
-// RAII view of a ghosted Vec's local form (owned then ghost entries).
-class LocalArray {
- public:
-  explicit LocalArray(Vec v) : v_(v) {
-    check(VecGhostGetLocalForm(v_, &local_), "VecGhostGetLocalForm");
-    check(VecGetArray(local_, &a_), "VecGetArray");
-  }
-  ~LocalArray() {
-    VecRestoreArray(local_, &a_);
-    VecGhostRestoreLocalForm(v_, &local_);
-  }
-  double* data() { return a_; }
-
- private:
-  Vec v_, local_ = nullptr;
-  double* a_ = nullptr;
-};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,8 @@
 // weft-partition MESH_OR_CASE -n K [-o PART.h5]
-// METIS partition of a mesh (.obj/.msh) or of a case's whole scene, with a quality
-// report: part sizes, edge cut, ghost counts, load imbalance. Serial; thin.
+// The partition of a mesh (.obj/.msh: METIS on its vertex graph) or of a case (exactly the
+// one `weft -n K` computes: build_scene's METIS over the weighted mesh graph, particles by
+// recursive coordinate bisection, obstacles attached to the cloth beside them), with a
+// quality report: part sizes, edge cut, ghost counts, load imbalance. Serial; thin.
 #include <hdf5.h>
 #include <mpi.h>
 
@@ -12,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "io/case_loader.hpp"
+#include "io/scene_loader.hpp"
 #include "mesh/build_object_mesh.hpp"
 #include "mesh/readers.hpp"
 #include "mesh/validate.hpp"
@@ -19,12 +22,16 @@
 
 namespace {
 
-std::vector<std::vector<int>> elements_of(const std::string& path) {
-  std::vector<std::vector<int>> elems;
+bool is_case(const std::string& path) {
   auto ends_with = [&](const char* s) {
     const std::string e(s);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
+  return ends_with(".yaml") || ends_with(".yml");
+}
+
+std::vector<std::vector<int>> elements_of(const std::string& path) {
+  std::vector<std::vector<int>> elems;
   int base = 0;
   auto add_mesh = [&](const weft::TriMesh& m) {
     for (const auto& t : m.triangles) elems.push_back({t[0] + base, t[1] + base, t[2] + base});
@@ -32,7 +39,7 @@ std::vector<std::vector<int>> elements_of(const std::string& path) {
     for (const auto& t : m.tets) elems.push_back({t[0] + base, t[1] + base, t[2] + base, t[3] + base});  // volumes
     base += static_cast<int>(m.vertices.size());
   };
-  if (ends_with(".yaml") || ends_with(".yml")) {
+  if (is_case(path)) {
     weft::CaseSpec spec = weft::load_case(path, {});
     const std::string dir = std::filesystem::path(path).parent_path().string();
     // The mesh graph only (particles have no edges here; the run places them by coordinate
@@ -77,9 +84,23 @@ int main(int argc, char** argv) {
     const int n = elems.back()[0];
     elems.pop_back();
     weft::VertexGraph g = weft::build_vertex_graph(n, elems);
-    std::vector<int> part = weft::partition_graph(g, parts);
+    std::vector<int> part;
+    std::string how = "METIS";
+    if (is_case(input)) {
+      // The run's own partition, not a second opinion: a scene of particles gets RCB there.
+      const weft::Scene scene = weft::build_scene(weft::load_case(input, {}), parts);
+      part.resize(n);
+      for (int i = 0; i < n; ++i) part[i] = scene.partition[scene.solver_of_input[i]];
+      if (!scene.points.empty())
+        how = scene.points.size() == static_cast<size_t>(n)
+                  ? "recursive coordinate bisection (particles)"
+                  : "METIS (mesh vertices) + recursive coordinate bisection (" + std::to_string(scene.points.size()) +
+                        " particles)";
+    } else {
+      part = weft::partition_graph(g, parts);
+    }
     weft::PartitionQuality q = weft::partition_quality(g, part, parts);
-    std::printf("%s: %d vertices, %zu triangles, %d parts\n", input.c_str(), n, elems.size(), parts);
+    std::printf("%s: %d vertices, %zu elements, %d parts by %s\n", input.c_str(), n, elems.size(), parts, how.c_str());
     std::printf("part  vertices  ghosts\n");
     for (int p = 0; p < parts; ++p) std::printf("%4d  %8d  %6d\n", p, q.part_sizes[p], q.ghost_counts[p]);
     std::printf("edge cut %ld  imbalance %.3f (max/mean part size)\n", q.edge_cut, q.imbalance);

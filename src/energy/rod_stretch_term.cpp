@@ -20,7 +20,6 @@
 namespace weft {
 namespace {
 
-constexpr double kKappaMax = 1.0e5;  // Pa, cap of the adaptive strain stiffness (section 4.1)
 constexpr int kBatch = 16;           // Hessians handed to the sink per call
 
 inline Vec6 gather2(const double* xl, const int* l) {
@@ -103,22 +102,14 @@ class RodStretchTerm final : public EnergyTerm {
 
   void begin_step() override { std::fill(small_gap_.begin(), small_gap_.end(), 0); }
 
-  // Section 4.1: double kappa_s of a segment whose gap to the limit stays below
-  // 1e-4 (s - s_hat) for two consecutive iterations, up to 0.1 MPa.
+  // Section 4.1: adaptive kappa_s (energy/strain_limit.hpp).
   void update_stiffness(const double* xl) override {
     for (int k = 0; k < stencils_.size(); ++k) {
       const int e = stencils_.element[k];
       const ObjectParams& op = objects_[set_.object[e]];
       if (op.strain_limit <= 0) continue;
       const double gap = op.strain_limit - segment_stretch(gather2(xl, &stencils_.local[2 * k]), rest_[e]);
-      if (gap < 1e-4 * (op.strain_limit - op.strain_threshold)) {
-        if (++small_gap_[k] >= 2) {
-          kappa_[k] = std::min(2 * kappa_[k], kKappaMax);
-          small_gap_[k] = 0;
-        }
-      } else {
-        small_gap_[k] = 0;
-      }
+      adapt_strain_stiffness(gap, op.strain_limit, op.strain_threshold, kappa_[k], small_gap_[k]);
     }
   }
 

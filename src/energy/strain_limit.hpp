@@ -36,4 +36,22 @@ double strain_limit(const Vec9& x, const TriRest& r, const StrainLimitParams& p,
 // sigma <= s_hat. bhat is convex and decreasing, so the exact Hessian is PSD: no projection.
 double segment_strain_limit(const Vec6& x, double rest_length, const StrainLimitParams& p, Vec6* g, Mat6* H);
 
+// Cap of the adaptive strain-limit stiffness (section 4.1): 0.1 MPa.
+constexpr double kStrainKappaMax = 1.0e5;
+
+// Section 4.1's adaptive stiffness, one element (a triangle or a segment) per call, after a
+// Newton iteration: kappa_s doubles, up to kStrainKappaMax, once the element's gap to its
+// limit s_max - sigma_1 has stayed below 1e-4 (s_max - s_hat) for two consecutive
+// iterations; small_gap counts them.
+inline void adapt_strain_stiffness(double gap, double s_max, double s_hat, double& kappa, int& small_gap) {
+  if (gap < 1e-4 * (s_max - s_hat)) {
+    if (++small_gap >= 2) {
+      kappa = kappa * 2 < kStrainKappaMax ? kappa * 2 : kStrainKappaMax;
+      small_gap = 0;
+    }
+  } else {
+    small_gap = 0;
+  }
+}
+
 }  // namespace weft

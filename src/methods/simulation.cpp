@@ -116,10 +116,21 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     stats0.emplace_back("wall_s", 0.0);
     out->write_frame(0.0, stepper.positions(), stepper.velocities(), stats0);
     out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.save());
-    if (rank == 0 && opt.progress)
-      std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges, %d steps of %g s, %s\n",
+    if (rank == 0 && opt.progress) {
+      // Every primitive kind the scene holds, so a rod, particle or volume scene is not
+      // announced as "0 triangles".
+      std::string extra;
+      auto add = [&](size_t count, const char* what) {
+        if (count > 0) extra += ", " + std::to_string(count) + " " + what;
+      };
+      add(scene.segments.size(), "segments");
+      add(scene.points.size(), "particles");
+      add(scene.tets.size(), "tets");
+      std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges%s, %d steps of %g s, %s\n",
                   spec.name.c_str(), ranks, ranks > 1 ? "s" : "", scene.num_vertices, scene.triangles.size(),
-                  static_cast<size_t>(scene.count_stencils("hinge_bending")), frames, spec.dt, stepper.describe().c_str());
+                  static_cast<size_t>(scene.count_stencils("hinge_bending")), extra.c_str(), frames, spec.dt,
+                  stepper.describe().c_str());
+    }
   }
 
   Progress progress(opt.progress ? rank : -1, first_step, frames);

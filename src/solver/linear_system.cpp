@@ -16,6 +16,17 @@ void check(PetscErrorCode ierr, const char* what) {
 }
 
 constexpr int kSmallSystemVertices = 8192;  // see configure_solver: MUMPS ordering
+// The sequential sparse Cholesky (one rank; one block per rank when the ranks do not
+// couple): CHOLMOD's supernodal factorisation where PETSc has SuiteSparse, with its own
+// choice of AMD / METIS ordering, else MUMPS. Measured back to back at 1 rank (CPU per
+// Newton iteration, the same iterations; bench/results/solver_choice.md): drape_default
+// -10%, the soft drape -9%, hang_two_corners 128^2 -20%, a 10K particle column -58%
+// (MUMPS orders with PORD in Debian's build: fill grows fast on a 3-D contact graph).
+#if defined(PETSC_HAVE_SUITESPARSE)
+constexpr const char* kSequentialCholesky = MATSOLVERCHOLMOD;
+#else
+constexpr const char* kSequentialCholesky = MATSOLVERMUMPS;
+#endif
 // Substructure a coupled direct solve up to this many interface DOFs (see direct_mode).
 constexpr PetscInt kInterfaceMaxDofs = 8000;
 constexpr double kInterfaceRatio = 8.0;  // ... and |B| <= this x sqrt(dynamic DOFs), unless forced
@@ -167,7 +178,7 @@ void LinearSystem::configure_solver() {
     pc_type = PCBJACOBI;
     set_default_option("-sub_ksp_type", "preonly");
     set_default_option("-sub_pc_type", "cholesky");
-    set_default_option("-sub_pc_factor_mat_solver_type", "mumps");
+    set_default_option("-sub_pc_factor_mat_solver_type", kSequentialCholesky);
     set_default_option("-sub_mat_mumps_icntl_14", "100");
     // Each block's own size picks the ordering, as for the one-rank system below.
     set_default_option("-sub_mat_mumps_icntl_7", local_dynamic_ <= kSmallSystemVertices ? "2" : "5");
@@ -184,7 +195,9 @@ void LinearSystem::configure_solver() {
   }
   // MUMPS on any rank count: on one rank it factors our Hessians 1.1-3x faster than CHOLMOD
   // (bench/results/newton_step.md, drape_default: 47 vs 143 ms per factorisation).
-  if (pc_type == "cholesky" || pc_type == "lu") check(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+  if (pc_type == "cholesky" || pc_type == "lu")
+    check(PCFactorSetMatSolverType(pc, pc_type == "cholesky" && lv_.ranks == 1 ? kSequentialCholesky : MATSOLVERMUMPS),
+          "PCFactorSetMatSolverType");
   // MUMPS's automatic ordering picks nested dissection (METIS where MUMPS links it; PORD
   // in Debian's build, which has neither METIS nor SCOTCH, so ICNTL(7) = 5 falls back to
   // the automatic choice), whose analysis costs as much as a factorisation on small
@@ -772,7 +785,18 @@ std::string LinearSystem::describe() const {
   std::ostringstream os;
   os << kt << "+" << pt;
   MatSolverType st = nullptr;
-  if (split_active_) os << "(cholesky(mumps) per rank: no coupling between ranks)";
+  if (split_active_) {
+    // The blocks' solver as set up (the command line may have chosen another).
+    KSP* sub = nullptr;
+    PetscInt nsub = 0;
+    MatSolverType sst = nullptr;
+    if (PCBJacobiGetSubKSP(pc, &nsub, nullptr, &sub) == 0 && nsub > 0) {
+      PC spc;
+      KSPGetPC(sub[0], &spc);
+      PCFactorGetMatSolverType(spc, &sst);
+    }
+    os << "(cholesky(" << (sst ? sst : kSequentialCholesky) << ") per rank: no coupling between ranks)";
+  }
   if (sub_active_) os << "(substructured cholesky: mumps per rank, " << interface_dofs_ << " interface dofs)";
   if (pt && (std::string(pt) == "cholesky" || std::string(pt) == "lu")) {
     PCFactorGetMatSolverType(pc, &st);

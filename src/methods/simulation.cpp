@@ -95,11 +95,11 @@ void print_rank_summary(MPI_Comm comm, const NamedValues& mine, const NamedValue
   if (rank != 0) return;
   for (int r = 0; r < ranks; ++r) {
     std::printf("RANK %d", r);
-    for (size_t i = 0; i < mine.size(); ++i) std::printf(" %s %.6g", mine[i].first.c_str(), all[r * v.size() + i]);
+    for (size_t i = 0; i < mine.size(); ++i) std::printf(" %s %.10g", mine[i].first.c_str(), all[r * v.size() + i]);
     std::printf("\n");
   }
   std::printf("RUN ranks %d", ranks);
-  for (const auto& [name, value] : run) std::printf(" %s %.6g", name.c_str(), value);
+  for (const auto& [name, value] : run) std::printf(" %s %.10g", name.c_str(), value);
   std::printf("\n");
   std::fflush(stdout);
 }

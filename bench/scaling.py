@@ -163,6 +163,8 @@ def summarise(out_dir, meta):
         entry = {
             "ranks": r, "vertices": int(run["vertices"]), "steps": int(steps),
             "step_s": run["step_s"] / steps,
+            "iterations_per_step": run.get("iterations", 0) / steps,
+            "iteration_s": run["step_s"] / run["iterations"] if run.get("iterations") else 0.0,
             "stages": {k: {"mean": mean(k) / steps, "max": mx(k) / steps,
                            "imbalance": (mx(k) / mean(k)) if mean(k) > 0 else 1.0} for k in stages_of(rows)},
             "owned_imbalance": mx("owned_vertices") / max(1e-300, mean("owned_vertices")),
@@ -191,15 +193,17 @@ def markdown(runs, meta):
     L = ["# Scaling study: %s (%s scaling)" % (os.path.basename(meta["case"]), meta["mode"]), "",
          "Command: `%s`  " % meta["command"], "Date: %s; host %s, %s cores; weft %s  " % (
              meta["date"], meta["host"], meta["cores"], meta["weft"]),
-         "Efficiency: strong T(1)/(r T(r)), weak T(1)/T(r) (relative to the smallest run, per step). "
+         "Efficiency: strong T(1)/(r T(r)), weak T(1)/T(r) (relative to the smallest run, per step; "
+         "iterations per step can differ between sizes, so compare s/iteration too). "
          "Imbalance = max / mean over ranks of a stage's time. Memory = VmHWM per rank.", ""]
     L += ["| ranks | vertices | vertices/rank | s/step | speedup | efficiency | peak MB/rank (max) | peak MB/rank (mean) | "
-          "halo vertices/step | ghost vertices | build s | output MB/s |",
-          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "halo vertices/step | ghost vertices | build s | output MB/s | iterations/step | s/iteration |",
+          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for e in runs:
-        L.append("| %d | %d | %d | %.4g | %.3f | %.3f | %.1f | %.1f | %.0f | %d | %.3f | %.1f |" % (
+        L.append("| %d | %d | %d | %.4g | %.3f | %.3f | %.1f | %.1f | %.0f | %d | %.3f | %.1f | %.1f | %.4g |" % (
             e["ranks"], e["vertices"], e["vertices"] // e["ranks"], e["step_s"], e["speedup"], e["efficiency"],
-            e["peak_MB_max"], e["peak_MB_mean"], e["halo_per_step"], e["ghost_vertices"], e["build_s"], e["output_MBps"]))
+            e["peak_MB_max"], e["peak_MB_mean"], e["halo_per_step"], e["ghost_vertices"], e["build_s"], e["output_MBps"],
+            e["iterations_per_step"], e["iteration_s"]))
     stages = []
     for e in runs:
         stages += [k for k in e["stages"] if k not in stages]

@@ -172,12 +172,14 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   Progress progress(opt.progress ? rank : -1, first_step, frames);
   NamedValues stage_sums;  // this rank's per-step figures named *_s, summed over the steps
   double step_s = 0;
+  long long newton_iters = 0;  // the steppers' iterations (Newton, PD, PBD) over the steps
   for (int s = first_step; s <= frames; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     const double t = (s - 1) * spec.dt;  // t = s dt exactly, never an accumulated sum
     StepReport st = stepper.step(t);
     const double wall = since(t0);
     step_s += wall;
+    newton_iters += st.iterations;
     for (const auto& [name, value] : st.stats) {
       if (name.size() < 3 || name.compare(name.size() - 2, 2, "_s") != 0) continue;
       bool found = false;
@@ -222,6 +224,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     const double mb = double(out->bytes_written()) / 1048576.0;
     const NamedValues run = {{"vertices", double(scene.num_vertices)},
                              {"steps", double(summary.steps)},
+                             {"iterations", double(newton_iters)},
                              {"frames_written", double(summary.frames_written)},
                              {"step_s", summary.step_seconds},
                              {"build_s", max_over(comm, build_s)},

@@ -208,7 +208,9 @@ def markdown(runs, meta):
     for e in runs:
         stages += [k for k in e["stages"] if k not in stages]
     if stages:
-        L += ["", "Per stage, seconds per step (mean over ranks) and imbalance (max / mean):", "",
+        L += ["", "Per stage, seconds per step (mean over ranks) and imbalance (max / mean). A stage's wall time includes "
+              "the waits inside its collectives (reductions, halo exchange), so its max / mean understates the work "
+              "imbalance; owned vertices max / mean: " + ", ".join("%d ranks %.3f" % (e["ranks"], e["owned_imbalance"]) for e in runs) + ".", "",
               "| ranks | " + " | ".join(stages) + " |", "|---:|" + "---:|" * len(stages)]
         for e in runs:
             cells = []

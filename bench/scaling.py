@@ -49,7 +49,7 @@ def run_name(r):
 
 def weft_command(args, r, out_dir, weft, mpirun):
     name = run_name(r)
-    cmd = [weft, os.path.abspath(args.case), "--frames", str(args.steps), "-o", os.path.join(out_dir, name + ".h5")]
+    cmd = [weft, os.path.abspath(args.case), "--frames", str(args.steps), "-o", os.path.join(out_dir, name + ".h5"), "--rank-summary"]
     for s in args.set:
         cmd += ["--set", s]
     if args.mode == "weak":

@@ -1,5 +1,5 @@
 // weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5]
-//      [--estimate | --estimate-only] [--node-memory SIZE] [PETSc options]
+//      [--estimate | --estimate-only] [--node-memory SIZE] [--rank-summary] [PETSc options]
 // Thin: parse the command line, hand everything else to the library.
 #include <petscsys.h>
 
@@ -19,7 +19,7 @@ namespace {
 
 const char* kUsage =
     "usage: weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5]\n"
-    "            [--estimate | --estimate-only] [--node-memory SIZE] [PETSc options]";
+    "            [--estimate | --estimate-only] [--node-memory SIZE] [--rank-summary] [PETSc options]";
 
 struct Args {
   std::string case_file;
@@ -69,6 +69,8 @@ Args parse(int argc, char** argv) {
       a.overrides.push_back(value(i));
     } else if (s == "--restart") {
       a.run.restart = value(i);
+    } else if (s == "--rank-summary") {
+      a.run.rank_summary = true;
     } else if (s == "--estimate") {
       a.estimate = true;
     } else if (s == "--estimate-only") {

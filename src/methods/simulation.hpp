@@ -16,7 +16,7 @@ struct RunOptions {
   bool progress = true;
   // Print the closing per-rank summary (RANK and RUN lines, README "Scaling studies") on
   // rank 0. Independent of `progress`.
-  bool rank_summary = true;
+  bool rank_summary = false;  // the closing RANK / RUN lines (weft --rank-summary)
 };
 
 struct RunSummary {

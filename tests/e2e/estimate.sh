@@ -15,7 +15,7 @@ grep -q "s per step" err.txt || fail "refusal line lacks the time per step"
 expect_input_error "--node-memory without --estimate" run_weft 1 "$C" --node-memory 1G
 expect_input_error "bad --node-memory" run_weft 1 "$C" --estimate --node-memory lots
 
-run_weft 1 "$C" "${R[@]}" --estimate --node-memory 64G --frames 2 -o fits.h5 > out.txt
+run_weft 1 "$C" "${R[@]}" --estimate --node-memory 64G --frames 2 -o fits.h5 --rank-summary > out.txt
 cat out.txt | grep -E "^weft: estimate|^RANK"
 pred=$(sed -n 's/^weft: estimate.*peak memory \([0-9.]*\) MB per rank.*/\1/p' out.txt)
 peak=$(awk '$1 == "RANK" { for (i = 3; i < NF; i += 2) if ($i == "peak_rss_MB") print $(i + 1) }' out.txt)

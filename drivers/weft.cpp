@@ -1,4 +1,5 @@
-// weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5] [PETSc options]
+// weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5]
+//      [--estimate | --estimate-only] [--node-memory SIZE] [--rank-summary] [PETSc options]
 // Thin: parse the command line, hand everything else to the library.
 #include <petscsys.h>
 
@@ -11,18 +12,39 @@
 #include "io/case_loader.hpp"
 #include "methods/simulation.hpp"
 #include "core/blas_threads.hpp"
+#include "core/memory_usage.hpp"
+#include "methods/estimate.hpp"
 
 namespace {
 
 const char* kUsage =
-    "usage: weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5] [PETSc options]";
+    "usage: weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5]\n"
+    "            [--estimate | --estimate-only] [--node-memory SIZE] [--rank-summary] [PETSc options]";
 
 struct Args {
   std::string case_file;
   std::vector<std::string> overrides;
   weft::RunOptions run;
+  bool estimate = false, estimate_only = false;
+  weft::EstimateOptions est;
   std::vector<char*> petsc_argv;
 };
+
+// "24G", "512M", "1.5e9": bytes, with an optional binary K/M/G/T suffix.
+long long parse_size(const std::string& v) {
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  std::string suf = end ? end : "";
+  double mult = 1;
+  if (suf == "K" || suf == "k") mult = 1024.0;
+  else if (suf == "M") mult = 1048576.0;
+  else if (suf == "G") mult = 1073741824.0;
+  else if (suf == "T") mult = 1099511627776.0;
+  else if (!suf.empty()) x = -1;
+  if (end == v.c_str() || !(x > 0))
+    throw weft::InputError("--node-memory: expected a size > 0 in bytes with an optional K, M, G or T suffix, got '" + v + "'");
+  return static_cast<long long>(x * mult);
+}
 
 // weft's own options are recognised here; any other single-dash option (and the value
 // after it) belongs to PETSc. An unknown double-dash option is an input error.
@@ -47,6 +69,14 @@ Args parse(int argc, char** argv) {
       a.overrides.push_back(value(i));
     } else if (s == "--restart") {
       a.run.restart = value(i);
+    } else if (s == "--rank-summary") {
+      a.run.rank_summary = true;
+    } else if (s == "--estimate") {
+      a.estimate = true;
+    } else if (s == "--estimate-only") {
+      a.estimate = a.estimate_only = true;
+    } else if (s == "--node-memory") {
+      a.est.node_memory = parse_size(value(i));
     } else if (s == "-h" || s == "--help") {
       std::puts(kUsage);
       std::exit(0);
@@ -62,6 +92,8 @@ Args parse(int argc, char** argv) {
     }
   }
   if (a.case_file.empty()) throw weft::InputError("no case file given");
+  if (a.est.node_memory > 0 && !a.estimate) throw weft::InputError("--node-memory needs --estimate or --estimate-only");
+  if (a.estimate && !a.run.restart.empty()) throw weft::InputError("--estimate does not combine with --restart");
   return a;
 }
 
@@ -87,6 +119,18 @@ int main(int argc, char** argv) {
   weft::limit_blas_threads(MPI_COMM_WORLD);
   try {
     weft::CaseSpec spec = weft::load_case(args.case_file, args.overrides);
+    if (args.estimate) {
+      const weft::Estimate e = weft::estimate_run(spec, args.est, MPI_COMM_WORLD);
+      if (!e.fits) throw weft::InputError(spec.path + ": refusing to start, not enough memory: " + e.describe());
+      if (rank == 0) std::printf("weft: %s\n", e.describe().c_str());
+      std::fflush(stdout);
+      if (args.estimate_only) {
+        PetscFinalize();
+        MPI_Finalize();
+        return 0;
+      }
+      weft::reset_peak_rss();  // the run's VmHWM is its own, not the trials'
+    }
     weft::RunSummary s = weft::run_simulation(spec, args.run, MPI_COMM_WORLD);
     if (!s.all_converged && rank == 0)
       std::fprintf(stderr, "weft: warning: some steps ended before Newton converged (see /frames/stats/converged)\n");

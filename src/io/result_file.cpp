@@ -502,6 +502,8 @@ void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats
     H5Dclose(s);
   }
   H5Gclose(sg);
+  const std::int64_t n = scene_.num_vertices, T = static_cast<std::int64_t>(scene_.triangles.size());
+  bytes_ += 24 * n + (velocities_ ? 12 * n : 0) + (strain_ratio_ ? 4 * T : 0) + 8 * (1 + std::int64_t(stats.size()));
   ++frames_;
   set_attr<int>(file_, "frames_written", H5T_NATIVE_INT, frames_);
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
@@ -551,6 +553,8 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
     write_replicated(ag, name, H5T_NATIVE_DOUBLE, a.values, {hsize_t(a.values.size())}, lv_.rank);
   }
   H5Gclose(ag);
+  bytes_ += 48 * std::int64_t(n);
+  for (const NamedArray& a : arrays) bytes_ += 8 * std::int64_t(a.values.size());
   set_attr<double>(cp, "time", H5T_NATIVE_DOUBLE, time);
   set_attr<int>(cp, "frame", H5T_NATIVE_INT, frame);
   H5Gclose(cp);

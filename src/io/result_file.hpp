@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <petscvec.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ class ResultFile {
   // Mark complete and write OUT.xdmf. Collective.
   void finish();
   int frames() const { return frames_; }
+  // Bytes of per-frame data and checkpoints written by this object (all ranks together):
+  // positions, optional fields, time and stats of each frame, checkpoint x, v and arrays.
+  std::int64_t bytes_written() const { return bytes_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -58,6 +62,7 @@ class ResultFile {
   const LocalView& lv_;
   hid_t file_ = -1;
   int frames_ = 0;
+  std::int64_t bytes_ = 0;
   int nat_begin_ = 0, nat_end_ = 0;  // natural (input order) block of this rank
   Vec natural_ = nullptr;
   VecScatter scatter_ = nullptr;

@@ -281,6 +281,11 @@ double CipcStepper::max_strain() {
 
 NamedValues CipcStepper::start_stats() { return {{"newton_iters", 0}, {"max_strain", max_strain()}}; }
 
+NamedValues CipcStepper::rank_totals() const {
+  if (!contact_) return {};
+  return {{"halo_vertices", double(contact_->timers().halo_vertices)}};
+}
+
 std::string CipcStepper::describe() const {
   return "method " + method_ + " (projected Newton), linear solver " + sys_->describe();
 }

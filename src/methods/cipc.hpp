@@ -63,6 +63,7 @@ class CipcStepper final : public Stepper {
   Vec velocities() const override { return v_; }
   double max_strain() override;  // global, at the current x
   NamedValues start_stats() override;
+  NamedValues rank_totals() const override;
   std::string describe() const override;
   NamedArrays save() const override;
   void load(const NamedArrays& arrays) override;

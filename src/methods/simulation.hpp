@@ -14,6 +14,9 @@ struct RunOptions {
   int frames = -1;       // < 0: the case's time.frames
   std::string restart;   // resume from this result file's checkpoint
   bool progress = true;
+  // Print the closing per-rank summary (RANK and RUN lines, README "Scaling studies") on
+  // rank 0. Independent of `progress`.
+  bool rank_summary = false;  // the closing RANK / RUN lines (weft --rank-summary)
 };
 
 struct RunSummary {
@@ -21,6 +24,11 @@ struct RunSummary {
   int frames_written = 0;
   double seconds = 0;
   bool all_converged = true;
+  long long vertices = 0;        // global vertex count of the scene
+  int steps = 0;                 // steps taken by this call
+  double step_seconds = 0;       // wall time of those steps (max over ranks)
+  double setup_seconds = 0;      // scene build + initial check + local view + stepper (max over ranks)
+  long long peak_rss_max = 0;    // VmHWM in bytes, largest over ranks, at the end of the run
 };
 
 RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm comm);

@@ -50,6 +50,9 @@ class Stepper {
   // The same arrays back (as save() gave them, possibly on another rank count); InputError
   // naming the array when one is missing or has the wrong size.
   virtual void load(const NamedArrays& arrays) = 0;
+  // This rank's totals over the run so far for the closing per-rank summary (e.g. contact
+  // halo vertices received); none by default. Not collective.
+  virtual NamedValues rank_totals() const { return {}; }
 };
 
 // The stepper of scene.spec.method; InputError (naming the case file, the key and the

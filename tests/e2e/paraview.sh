@@ -7,7 +7,8 @@ command -v pvpython > /dev/null && command -v xvfb-run > /dev/null || { echo "no
 # One X server for the whole script (pvpython and weft-render find it in DISPLAY): starting
 # one per pvpython run raced with the previous server's shutdown under load ("bad X server
 # connection").
-[ -n "${DISPLAY:-}" ] || exec xvfb-run -a -s "-screen 0 1280x1024x24" bash "$0" "$@"
+# A random first server number: suites running side by side do not race for :99.
+[ -n "${DISPLAY:-}" ] || exec xvfb-run -a -n $((100 + RANDOM % 800)) -s "-screen 0 1280x1024x24" bash "$0" "$@"
 source "$(dirname "$0")/../lib/common.bash"
 CHECK=$WEFT_SRC/tests/e2e/paraview_check.py
 

@@ -700,7 +700,7 @@ void parse_springs(const Ctx& c, const MapNode& top, CaseSpec& s) {
 }
 
 // The `pbd:` / `xpbd:` block (issue 18; DESIGN.md "Position-based methods"). Keys of later
-// parts (chebyshev, levels, self_collision, tear_stretch) are validated, then
+// parts (chebyshev, levels, tear_stretch) are validated, then
 // refused with "not supported yet" when set to anything but their default.
 PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   PbdSpec p;
@@ -740,7 +740,6 @@ PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   };
   later("chebyshev", p.chebyshev);
   later("levels", p.levels != 1);
-  later("self_collision", p.self_collision);
   later("tear_stretch", p.tear_stretch != 0);
   return p;
 }

@@ -145,7 +145,7 @@ struct PbdSpec {
   double compliance = -1.0;        // xpbd, m/N; < 0 = from the material
   double bending_compliance = -1.0;  // xpbd; < 0 = from the material
   std::string bending = "dihedral";  // dihedral | isometric
-  bool self_collision = false;     // not supported yet
+  bool self_collision = false;     // cloth self-collision (001 sec. 4.3), thickness max(thickness, contact.dhat)
   double thickness = 0.0;          // m, collision thickness
   double restitution = 0.0;        // in [0, 1]
   double tear_stretch = 0.0;       // 0 = off; not supported yet

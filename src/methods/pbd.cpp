@@ -181,6 +181,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
       if (owned(tr[0]) || owned(tr[1]) || owned(tr[2])) sc_tri_own_.push_back(static_cast<int>(sc_tris_.size()));
       sc_tris_.push_back(tr);
     }
+    sc_rings_ = vertex_rings(sc_tris_, n);
     w_global_.assign(n, 0.0);
     for (int v = 0; v < n; ++v) {
       if (s.objects[s.vertex_object[v]].scripted) continue;
@@ -477,9 +478,21 @@ void PbdStepper::find_self_collisions() {
   }
   // The pairs this rank needs: its vertices against every triangle, and (ranks > 1) every
   // vertex against the triangles with a vertex here.
+  // The search frame moves by the mean displacement of the moving vertices, summed in input
+  // order from the same global positions: the same shift, hence pairs, at every rank count.
   const double reach = collision_thickness_ + collision_margin_;
-  find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, self_pairs_);
-  if (lv_.ranks > 1) find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, self_pairs_);
+  Vec3 shift = Vec3::Zero();
+  long moving = 0;
+  for (int i = 0; i < scene_.num_vertices; ++i) {
+    const int v = scene_.solver_of_input[i];
+    if (w_global_[v] == 0) continue;
+    for (int d = 0; d < 3; ++d) shift[d] += x1[3 * v + d] - x0[3 * v + d];
+    ++moving;
+  }
+  if (moving > 0) shift /= static_cast<double>(moving);
+  find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+  if (lv_.ranks > 1)
+    find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
   sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
   int any = self_pairs_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);

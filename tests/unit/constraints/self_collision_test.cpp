@@ -38,15 +38,16 @@ TEST(SelfCollision, HashFindsTheBruteForcePairs) {
   for (size_t t = 0; t < tris.size(); ++t) all_tris[t] = static_cast<int>(t);
   for (int v = 0; v < 2 * n * n; ++v) verts[v] = v;
   const double reach = 0.003;
+  const VertexRings rings = vertex_rings(tris, 2 * n * n);
   std::vector<SelfCollisionPair> got;
-  find_self_collision_pairs(tris, all_tris, verts, x0.data(), x1.data(), reach, got);
+  find_self_collision_pairs(tris, all_tris, verts, x0.data(), x1.data(), reach, Vec3::Zero(), rings, got);
   std::vector<int> key(verts.size());
   for (size_t v = 0; v < key.size(); ++v) key[v] = static_cast<int>(key.size() - 1 - v);  // any bijection
   sort_self_collision_pairs(got, key);
   // Brute force: one triangle at a time through the same function.
   std::vector<SelfCollisionPair> want;
   for (size_t t = 0; t < tris.size(); ++t)
-    find_self_collision_pairs(tris, {static_cast<int>(t)}, verts, x0.data(), x1.data(), reach, want);
+    find_self_collision_pairs(tris, {static_cast<int>(t)}, verts, x0.data(), x1.data(), reach, Vec3::Zero(), rings, want);
   sort_self_collision_pairs(want, key);
   ASSERT_EQ(got.size(), want.size());
   ASSERT_GT(got.size(), 100u);  // the upper sheet's vertices cross the lower one
@@ -70,15 +71,15 @@ TEST(SelfCollision, HashFindsTheBruteForcePairs) {
 TEST(SelfCollision, FarSheetsAreNoPairs) {
   std::vector<double> x = {0, 0, 0, 1, 0, 0, 0, 0, 1, 0.2, 0.5, 0.2};
   std::vector<SelfCollisionPair> out;
-  find_self_collision_pairs({{0, 2, 1}}, {0}, {3}, x.data(), x.data(), 0.01, out);
+  find_self_collision_pairs({{0, 2, 1}}, {0}, {3}, x.data(), x.data(), 0.01, Vec3::Zero(), vertex_rings({{0, 2, 1}}, 4), out);
   EXPECT_TRUE(out.empty());
   x[10] = 0.005;  // within reach, over the triangle
-  find_self_collision_pairs({{0, 2, 1}}, {0}, {3}, x.data(), x.data(), 0.01, out);
+  find_self_collision_pairs({{0, 2, 1}}, {0}, {3}, x.data(), x.data(), 0.01, Vec3::Zero(), vertex_rings({{0, 2, 1}}, 4), out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].side, 1);  // (x2 - x0) x (x1 - x0) = +y
   x[9] = 1.5;                 // beside it
   out.clear();
-  find_self_collision_pairs({{0, 2, 1}}, {0}, {3}, x.data(), x.data(), 0.01, out);
+  find_self_collision_pairs({{0, 2, 1}}, {0}, {3}, x.data(), x.data(), 0.01, Vec3::Zero(), vertex_rings({{0, 2, 1}}, 4), out);
   EXPECT_TRUE(out.empty());
 }
 

@@ -137,7 +137,11 @@ struct PbdSpec {
   int iterations = 10;             // projection sweeps per substep
   int substeps = 1;
   std::string solver = "gauss_seidel";  // gauss_seidel | jacobi
-  bool chebyshev = false;          // not supported yet
+  // Chebyshev semi-iterative acceleration of the Jacobi sweeps (002 sec. 12.1, Wang 2015):
+  // `chebyshev: true` estimates the spectral radius rho from the first step's plain sweeps,
+  // `chebyshev: <rho>` in (0, 1) gives it. Needs solver: jacobi.
+  bool chebyshev = false;
+  double chebyshev_rho = 0.0;      // 0 = estimate
   int levels = 1;                  // hierarchical levels; > 1 not supported yet
   double damping = 0.0;            // 001 sec. 3.5, in [0, 1]
   double stretch_stiffness = 1.0;  // pbd: in [0, 1]

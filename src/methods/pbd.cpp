@@ -169,6 +169,11 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   v_old_.assign(3 * n_local_, 0.0);
   build_collision_surface_();
 
+  if (spec_.chebyshev) {
+    rho_ = spec_.chebyshev_rho;
+    cheb_prev_.assign(3 * n_owned_, 0.0);
+    cheb_cur_.assign(3 * n_owned_, 0.0);
+  }
   self_ = spec_.self_collision;
   if (self_) {
     const Scene& s = scene_;
@@ -545,7 +550,13 @@ void PbdStepper::solve(double inv_h2) {
   std::fill(lambda_.begin(), lambda_.end(), 0.0);
   const bool jacobi = spec_.solver == "jacobi";
   const bool late = !balloons_.empty() || self_;  // obstacles after the pressure / self-collisions
+  const bool cheb = jacobi && spec_.chebyshev;
+  const bool estimate = cheb && rho_ == 0.0;
+  const int no3 = 3 * n_owned_;
+  std::vector<double> dmax;  // estimation: max-norm of each sweep's update
+  double omega = 1.0;
   for (int it = 0; it < spec_.iterations; ++it) {
+    if (cheb) std::copy(x, x + no3, cheb_cur_.begin());
     if (jacobi) {
       for (auto& gp : groups_) {
         const Group& g = *gp;
@@ -560,6 +571,23 @@ void PbdStepper::solve(double inv_h2) {
         for (int d = 0; d < 3; ++d) x[3 * l + d] += acc_[3 * l + d] * inv_count_[l];
         acc_[3 * l] = acc_[3 * l + 1] = acc_[3 * l + 2] = 0.0;
       }
+      if (estimate) {
+        double m = 0.0;
+        for (int i = 0; i < no3; ++i) m = std::max(m, std::abs(x[i] - cheb_cur_[i]));
+        MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
+        dmax.push_back(m);
+      } else if (cheb) {
+        // Wang 2015 eq. 12 (omega_1 = 1: the first sweep is plain).
+        omega = it == 0 ? 1.0 : it == 1 ? 2.0 / (2.0 - rho_ * rho_) : 4.0 / (4.0 - rho_ * rho_ * omega);
+        if (it > 0)
+          for (int l = 0; l < n_owned_; ++l)
+            if (w_[l] > 0)
+              for (int d = 0; d < 3; ++d) {
+                const int i = 3 * l + d;
+                x[i] = omega * (x[i] - cheb_prev_[i]) + cheb_prev_[i];
+              }
+      }
+      if (cheb) std::swap(cheb_prev_, cheb_cur_);
       // The pressure constraint spans the whole balloon: projected after the averaging,
       // on current ghosts, not averaged.
       if (!balloons_.empty()) {
@@ -593,6 +621,14 @@ void PbdStepper::solve(double inv_h2) {
         ghost_update(x_);
       }
     }
+  }
+  // Spectral radius from the second half of the plain sweeps: the update shrinks by rho per
+  // sweep once the slowest mode dominates. Clamped below 1 (a diverging start is no rate).
+  const int nd = static_cast<int>(dmax.size());
+  if (estimate && nd >= 3) {
+    const int m = nd / 2;
+    if (dmax[m] > 0 && dmax[nd - 1] > 0)
+      rho_ = std::min(0.99, std::pow(dmax[nd - 1] / dmax[m], 1.0 / (nd - 1 - m)));
   }
 }
 
@@ -686,21 +722,23 @@ NamedValues PbdStepper::start_stats() {
   NamedValues out = {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
   if (!balloons_.empty()) out.push_back({"pressure_error", pressure_error()});
   if (self_) out.push_back({"self_contacts", 0.0});
+  if (spec_.chebyshev) out.push_back({"chebyshev_rho", rho_});
   return out;
 }
 
 std::string PbdStepper::describe() const {
   return std::string("method ") + (xpbd_ ? "xpbd" : "pbd") + " (" +
-         (spec_.solver == "jacobi" ? "Jacobi with averaging" : "Gauss-Seidel over " + std::to_string(num_colours_) +
+         (spec_.solver == "jacobi" ? std::string("Jacobi with averaging") + (spec_.chebyshev ? " and Chebyshev acceleration" : "") : "Gauss-Seidel over " + std::to_string(num_colours_) +
                                                                   " colours") +
          ", " + std::to_string(spec_.iterations) + " iterations x " + std::to_string(spec_.substeps) +
          " substeps, " + spec_.integrator + ", " + std::to_string(num_constraints_) + " constraints)";
 }
 
 NamedArrays PbdStepper::save() const {
-  if (spec_.integrator != "bdf2") return {};
-  const int n = scene_.num_vertices;
   NamedArrays out;
+  if (spec_.chebyshev) out.push_back({"chebyshev.rho", {rho_}});
+  if (spec_.integrator != "bdf2") return out;
+  const int n = scene_.num_vertices;
   for (auto [name, src] : {std::pair<const char*, const std::vector<double>*>{"bdf2.x_prev", &x_old_},
                            {"bdf2.v_prev", &v_old_}}) {
     std::vector<double> all(3 * n, 0.0);
@@ -717,6 +755,11 @@ void PbdStepper::load(const NamedArrays& arrays) {
   // The run loop wrote lv's local vertices; our extra ghosts follow from their owners.
   ghost_update(x_);
   ghost_update(v_);
+  if (spec_.chebyshev) {
+    const NamedArray* a = find_array(arrays, "chebyshev.rho");
+    if (!a || a->values.size() != 1) throw InputError("checkpoint array 'chebyshev.rho' missing");
+    rho_ = a->values[0];
+  }
   if (spec_.integrator != "bdf2") return;
   const int n = scene_.num_vertices;
   auto get = [&](const std::string& name, size_t size) {
@@ -851,6 +894,7 @@ StepReport PbdStepper::step(double t) {
              {"solve_s", secs}};
   if (!balloons_.empty()) r.stats.insert(r.stats.end() - 1, {"pressure_error", pressure_error()});
   if (self_) r.stats.insert(r.stats.end() - 1, {"self_contacts", double(self_contacts_)});
+  if (spec_.chebyshev) r.stats.insert(r.stats.end() - 1, {"chebyshev_rho", rho_});
   return r;
 }
 

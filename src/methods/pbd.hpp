@@ -158,6 +158,16 @@ class PbdStepper final : public Stepper {
   std::vector<double> sc_acc_;
   std::vector<int> sc_cnt_;
   long self_contacts_ = 0;                  // active pairs at the last sweep, summed over substeps
+
+  // Chebyshev acceleration of the Jacobi sweeps (`chebyshev:`, 002 sec. 12.1 after Wang
+  // 2015): x^(k+1) = omega_(k+1) (x^ - x^(k-1)) + x^(k-1) on the owned moving vertices, x^
+  // the averaged Jacobi iterate, omega_1 = 1, omega_2 = 2 / (2 - rho^2), omega_(k+1) =
+  // 4 / (4 - rho^2 omega_k); the obstacle, pressure and self-collision projections follow.
+  // rho given, or estimated once from the plain sweeps of the first substep as the mean
+  // ratio of successive max-norm updates over its second half (max-norms reduce exactly:
+  // the same rho at every rank count). Checkpointed ("chebyshev.rho").
+  double rho_ = 0.0;                        // 0: not known yet (plain sweeps)
+  std::vector<double> cheb_prev_, cheb_cur_;  // owned x^(k-1), x^k
 };
 
 }  // namespace weft

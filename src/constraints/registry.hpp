@@ -18,8 +18,10 @@ namespace weft {
 struct Scene;
 struct PbdSpec;
 
-// One fixed-size kernel of the stepper each.
-enum class ConstraintType { Stretch, Dihedral, Isometric, RodBend, Clamp };
+// One fixed-size kernel of the stepper each. CoarseStretch: the unilateral distance
+// constraints of hierarchical levels (constraints/hierarchy.hpp; C = L - |x1 - x0| >= 0),
+// built by the stepper, not by a registration.
+enum class ConstraintType { Stretch, Dihedral, Isometric, RodBend, Clamp, CoarseStretch };
 
 // Constraints of one type, global (solver) vertex ids, arity per constraint.
 struct ConstraintList {

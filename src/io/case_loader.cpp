@@ -700,7 +700,7 @@ void parse_springs(const Ctx& c, const MapNode& top, CaseSpec& s) {
 }
 
 // The `pbd:` / `xpbd:` block (issue 18; DESIGN.md "Position-based methods"). Keys of later
-// parts (levels, tear_stretch) are validated, then
+// parts (tear_stretch) are validated, then
 // refused with "not supported yet" when set to anything but their default.
 PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   PbdSpec p;
@@ -752,7 +752,6 @@ PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   };
   if (p.chebyshev && p.solver != "jacobi")
     c.fail(m.at("chebyshev"), "accelerates the Jacobi sweeps: it needs solver: jacobi");
-  later("levels", p.levels != 1);
   later("tear_stretch", p.tear_stretch != 0);
   return p;
 }

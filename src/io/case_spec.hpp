@@ -142,7 +142,7 @@ struct PbdSpec {
   // `chebyshev: <rho>` in (0, 1) gives it. Needs solver: jacobi.
   bool chebyshev = false;
   double chebyshev_rho = 0.0;      // 0 = estimate
-  int levels = 1;                  // hierarchical levels; > 1 not supported yet
+  int levels = 1;                  // hierarchical levels (003 sec. 4.3), 1 = none
   double damping = 0.0;            // 001 sec. 3.5, in [0, 1]
   double stretch_stiffness = 1.0;  // pbd: in [0, 1]
   double bending_stiffness = 0.1;  // pbd: in [0, 1]

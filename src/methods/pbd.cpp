@@ -9,6 +9,7 @@
 #include "constraints/colouring.hpp"
 #include "constraints/dihedral_bending.hpp"
 #include "constraints/distance.hpp"
+#include "constraints/hierarchy.hpp"
 #include "constraints/edge_strain_limit.hpp"
 #include "constraints/isometric_bending.hpp"
 #include "constraints/pressure.hpp"
@@ -52,15 +53,16 @@ void project_range(const PbdStepper::Group& g, int b, int e, double* x, const do
                    bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
   Stencil3<N> xs, grad, dx;
   VecN<N> ws;
+  const ConstraintSense sense = g.type == PbdKind::CoarseStretch ? ConstraintSense::Unilateral : ConstraintSense::Equality;
   for (int i = b; i < e; ++i) {
     const int* lv = &g.verts[static_cast<size_t>(N) * i];
     gather<N>(x, lv, xs);
     for (int a = 0; a < N; ++a) ws[a] = w[lv[a]];
     const double C = eval(i, xs, &grad);
     if (xpbd)
-      xpbd_project<N>(C, grad, ws, g.alpha[i] * inv_h2, &lambda[i], ConstraintSense::Equality, &dx);
+      xpbd_project<N>(C, grad, ws, g.alpha[i] * inv_h2, &lambda[i], sense, &dx);
     else
-      pbd_project<N>(C, grad, ws, k_prime, ConstraintSense::Equality, &dx);
+      pbd_project<N>(C, grad, ws, k_prime, sense, &dx);
     if (acc) {
       for (int a = 0; a < N; ++a)
         if (lv[a] < n_owned) Eigen::Map<Vec3>(acc + 3 * lv[a]) += dx.col(a);
@@ -101,6 +103,13 @@ void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&&
         f(std::integral_constant<int, 4>{}, [&](int i, const Stencil3<4>& xs, Stencil3<4>* gr) {
           return isometric_bending_constraint(xs, g.iso[i], gr);
         });
+      break;
+    case PbdKind::CoarseStretch:
+      f(std::integral_constant<int, 2>{}, [&](int i, const Stencil3<2>& xs, Stencil3<2>* gr) {
+        const double c = distance_constraint(xs, g.rest[i], gr);
+        if (gr) *gr = -*gr;
+        return -c;
+      });
       break;
     case PbdKind::RodBend:
       f(std::integral_constant<int, 3>{}, [&](int i, const Stencil3<3>& xs, Stencil3<3>* gr) {
@@ -261,9 +270,9 @@ void PbdStepper::build_constraints() {
   ghosts_ = lv_.ghosts;
   local_of_global_ = lv_.local_of_global;
   std::vector<int> extra;
-  std::vector<int> count(n_owned_, 0);
-  for (auto& gp : groups_) {
-    Group& g = *gp;
+  auto reduce = [&](std::vector<std::unique_ptr<Group>>& groups, const std::vector<int>& colour, int ncol,
+                    std::vector<int>& count) {
+  for (auto& gp : groups) {    Group& g = *gp;
     const int a = g.arity;
     std::vector<int> keep;
     for (int i = 0; i < g.size(); ++i) {
@@ -282,7 +291,7 @@ void PbdStepper::build_constraints() {
     });
     Group r;
     r.type = g.type, r.arity = a;
-    r.offsets.assign(num_colours_ + 1, 0);
+    r.offsets.assign(ncol + 1, 0);
     for (int i : keep) {
       const int* v = &g.verts[static_cast<size_t>(a) * i];
       for (int k = 0; k < a; ++k) r.verts.push_back(v[k]);
@@ -294,6 +303,46 @@ void PbdStepper::build_constraints() {
     }
     std::partial_sum(r.offsets.begin(), r.offsets.end(), r.offsets.begin());
     g = std::move(r);
+  }
+  };
+  std::vector<Edge> e0;  // every stretch constraint (before the reduction to this rank's)
+  if (spec_.levels > 1)
+    for (int i = 0; i < stretch->size(); ++i) e0.push_back({stretch->verts[2 * i], stretch->verts[2 * i + 1]});
+  std::vector<int> count(n_owned_, 0);
+  reduce(groups_, colour, num_colours_, count);
+  // Hierarchical levels (003 sec. 4.3): built over the stretch constraints' graph in input
+  // order, each level's constraints coloured on their own.
+  if (spec_.levels > 1) {
+    for (HierarchyLevel& H : build_hierarchy(e0, s.rest, s.input_of_solver, spec_.levels)) {
+      CoarseLevel L;
+      L.groups.push_back(std::make_unique<Group>());
+      Group& g = *L.groups.back();
+      g.type = PbdKind::CoarseStretch, g.arity = 2;
+      ConstraintStencils lcs;
+      for (size_t k = 0; k < H.edges.size(); ++k) {
+        g.add({H.edges[k][0], H.edges[k][1]}, H.rest[k], 0.0, 0.0);
+        g.global.push_back(static_cast<int>(k));
+        lcs.add({H.edges[k][0], H.edges[k][1]});
+      }
+      const std::vector<int> lcol = colour_constraints(lcs, dynamic, ColourPriority::Index);
+      L.colours = colour_count(lcol);
+      std::vector<int> lcount(n_owned_, 0);
+      reduce(L.groups, lcol, L.colours, lcount);
+      L.inv_count.resize(n_owned_);
+      for (int l = 0; l < n_owned_; ++l) L.inv_count[l] = lcount[l] > 0 ? 1.0 / lcount[l] : 0.0;
+      for (size_t c = 0; c < H.children.size(); ++c) {
+        const int v = H.children[c];
+        if (!owned(v) || !dynamic[v]) continue;
+        L.child.push_back(v);
+        for (int k = H.parent_start[c]; k < H.parent_start[c + 1]; ++k) {
+          const int p = H.parents[k];
+          L.parent.push_back(p), L.weight.push_back(H.weights[k]);
+          if (!owned(p) && local_of_global_[p] < 0) extra.push_back(p), local_of_global_[p] = -2;
+        }
+        L.parent_start.push_back(static_cast<int>(L.parent.size()));
+      }
+      levels_.push_back(std::move(L));
+    }
   }
   // Balloons: keep the triangles that touch an owned vertex (so owned vertices' gradients
   // are complete); count in C those whose first vertex is owned (each triangle once).
@@ -325,6 +374,15 @@ void PbdStepper::build_constraints() {
     for (int& v : g->verts) v = local_of_global_[v];
     g->lambda0 = nl;
     nl += g->size();
+  }
+  for (CoarseLevel& L : levels_) {
+    for (auto& g : L.groups) {
+      for (int& v : g->verts) v = local_of_global_[v];
+      g->lambda0 = nl;
+      nl += g->size();
+    }
+    for (int& v : L.child) v = local_of_global_[v];
+    for (int& v : L.parent) v = local_of_global_[v];
   }
   lambda_.assign(nl, 0.0);
   inv_count_.resize(n_owned_);
@@ -544,6 +602,54 @@ void PbdStepper::project_self(double* x, bool last_sweep) {
   }
 }
 
+// One coarse level: `iterations` sweeps over its constraints (Gauss-Seidel by its colours,
+// or Jacobi with averaging over its own counts), then the prolongation to the particles of
+// the next finer level it left out (Mueller 2008: each moves by the weighted mean of its
+// parents' moves during this level's sweeps).
+void PbdStepper::solve_level(CoarseLevel& L, double* x, double inv_h2) {
+  const double* w = w_.data();
+  x_level_.assign(xs_.begin(), xs_.end());
+  const bool jacobi = spec_.solver == "jacobi";
+  for (int it = 0; it < spec_.iterations; ++it) {
+    if (jacobi) {
+      for (auto& gp : L.groups) {
+        const Group& g = *gp;
+        with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
+          project_range<decltype(N)::value>(g, 0, g.size(), x, w, lambda_.data() + g.lambda0, xpbd_, k_stretch_,
+                                            inv_h2, acc_.data(), n_owned_, eval);
+        });
+      }
+      for (int l = 0; l < n_owned_; ++l) {
+        for (int d = 0; d < 3; ++d) x[3 * l + d] += acc_[3 * l + d] * L.inv_count[l];
+        acc_[3 * l] = acc_[3 * l + 1] = acc_[3 * l + 2] = 0.0;
+      }
+      ghost_update(x_);
+    } else {
+      for (int c = 0; c < L.colours; ++c) {
+        for (auto& gp : L.groups) {
+          const Group& g = *gp;
+          const int b = g.offsets[c], e = g.offsets[c + 1];
+          if (b == e) continue;
+          with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
+            project_range<decltype(N)::value>(g, b, e, x, w, lambda_.data() + g.lambda0, xpbd_, k_stretch_, inv_h2,
+                                              nullptr, n_owned_, eval);
+          });
+        }
+        ghost_update(x_);
+      }
+    }
+  }
+  for (size_t k = 0; k < L.child.size(); ++k) {
+    Vec3 d = Vec3::Zero();
+    for (int j = L.parent_start[k]; j < L.parent_start[k + 1]; ++j) {
+      const int p = L.parent[j];
+      d += L.weight[j] * (Eigen::Map<const Vec3>(x + 3 * p) - Eigen::Map<const Vec3>(&x_level_[3 * p]));
+    }
+    Eigen::Map<Vec3>(x + 3 * L.child[k]) += d;
+  }
+  ghost_update(x_);
+}
+
 void PbdStepper::solve(double inv_h2) {
   double* x = xs_.data();
   const double* w = w_.data();
@@ -555,6 +661,7 @@ void PbdStepper::solve(double inv_h2) {
   const int no3 = 3 * n_owned_;
   std::vector<double> dmax;  // estimation: max-norm of each sweep's update
   double omega = 1.0;
+  for (size_t li = levels_.size(); li-- > 0;) solve_level(levels_[li], x, inv_h2);
   for (int it = 0; it < spec_.iterations; ++it) {
     if (cheb) std::copy(x, x + no3, cheb_cur_.begin());
     if (jacobi) {
@@ -730,6 +837,7 @@ std::string PbdStepper::describe() const {
   return std::string("method ") + (xpbd_ ? "xpbd" : "pbd") + " (" +
          (spec_.solver == "jacobi" ? std::string("Jacobi with averaging") + (spec_.chebyshev ? " and Chebyshev acceleration" : "") : "Gauss-Seidel over " + std::to_string(num_colours_) +
                                                                   " colours") +
+         (levels_.empty() ? std::string() : ", " + std::to_string(levels_.size() + 1) + " hierarchical levels") +
          ", " + std::to_string(spec_.iterations) + " iterations x " + std::to_string(spec_.substeps) +
          " substeps, " + spec_.integrator + ", " + std::to_string(num_constraints_) + " constraints)";
 }

@@ -167,6 +167,21 @@ class PbdStepper final : public Stepper {
   // ratio of successive max-norm updates over its second half (max-norms reduce exactly:
   // the same rho at every rank count). Checkpointed ("chebyshev.rho").
   double rho_ = 0.0;                        // 0: not known yet (plain sweeps)
+
+  // Hierarchical PBD (`levels` > 1; 003 sec. 4.3, constraints/hierarchy.hpp): per coarse
+  // level (coarsest last) its unilateral distance constraints, coloured on their own, and
+  // the prolongation to the finer level's particles it left out (owned moving ones, local
+  // ids): x_child += sum_parents w (x_p - x_p at the start of the level's sweeps).
+  struct CoarseLevel {
+    std::vector<std::unique_ptr<Group>> groups;
+    int colours = 0;
+    std::vector<double> inv_count;
+    std::vector<int> child, parent_start{0}, parent;
+    std::vector<double> weight;
+  };
+  std::vector<CoarseLevel> levels_;
+  std::vector<double> x_level_;
+  void solve_level(CoarseLevel& level, double* x, double inv_h2);
   std::vector<double> cheb_prev_, cheb_cur_;  // owned x^(k-1), x^k
 };
 

@@ -35,6 +35,18 @@ for m in pbd xpbd; do
     echo "ok: drape $m jacobi chebyshev=$rho (rho $(h5_max one.h5 /frames/stats/chebyshev_rho)) identical at 1, 2, 3 ranks"
   done
 done
+# Hierarchical levels (003 sec. 4.3): identical at 1, 2, 3 ranks too.
+for m in pbd xpbd; do
+  for solver in gauss_seidel jacobi; do
+    args="$D --set objects.0.mesh.resolution=[24,24] --frames 10 --set method=$m --set $m.solver=$solver --set $m.levels=3"
+    run_weft 1 $args -o one.h5 > /dev/null
+    for np in 2 3; do
+      run_weft $np $args -o n$np.h5 > /dev/null
+      h5diff one.h5 n$np.h5 /frames/positions > /dev/null || fail "$m $solver levels=3: $np ranks differ from 1"
+    done
+    echo "ok: drape $m $solver with 3 hierarchical levels identical at 1, 2, 3 ranks"
+  done
+done
 # Contacts were made in the drape (the constraint set is part of what must match), and
 # BDF2 + substeps run and match as well.
 c=$(h5_max one.h5 /frames/stats/contacts)

@@ -48,12 +48,13 @@ void gather(const double* x, const int* lv, Stencil3<N>& xs) {
 // Projects constraints [b, e) of one group (a fixed-size kernel, dispatched once per group).
 // GS (acc == nullptr): corrections applied at once. Jacobi: summed into acc for the owned
 // vertices, in this loop's order (the same at every rank count, see pbd.hpp).
-template <int N, class Eval>
-void project_range(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
-                   bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+// The sense is a template argument so the equality kernels keep their constant-folded
+// projection (the unilateral one serves the hierarchical levels' coarse constraints).
+template <int N, ConstraintSense sense, class Eval>
+void project_range_as(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
+                      bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
   Stencil3<N> xs, grad, dx;
   VecN<N> ws;
-  const ConstraintSense sense = g.type == PbdKind::CoarseStretch ? ConstraintSense::Unilateral : ConstraintSense::Equality;
   for (int i = b; i < e; ++i) {
     const int* lv = &g.verts[static_cast<size_t>(N) * i];
     gather<N>(x, lv, xs);
@@ -70,6 +71,15 @@ void project_range(const PbdStepper::Group& g, int b, int e, double* x, const do
       for (int a = 0; a < N; ++a) Eigen::Map<Vec3>(x + 3 * lv[a]) += dx.col(a);
     }
   }
+}
+
+template <int N, class Eval>
+void project_range(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
+                   bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+  if (g.type == PbdKind::CoarseStretch)
+    project_range_as<N, ConstraintSense::Unilateral>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
+  else
+    project_range_as<N, ConstraintSense::Equality>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
 }
 
 // Calls f(i, xs, grad) -> C for the group's kernel.

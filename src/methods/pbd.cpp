@@ -192,6 +192,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     rho_ = spec_.chebyshev_rho;
     cheb_prev_.assign(3 * n_owned_, 0.0);
     cheb_cur_.assign(3 * n_owned_, 0.0);
+    cheb_contact_.assign(n_owned_, 0);
   }
   self_ = spec_.self_collision;
   if (self_) {
@@ -535,7 +536,10 @@ void PbdStepper::project_collisions(double* x) {
     // with q_c on the face; k = 1, alpha = 0). Tested at the current position, so a vertex
     // that the other constraints drag into the obstacle is caught too.
     const double C = (p - c.a).dot(c.n) - h;
-    if (C < 0 && barycentric_inside(p, c.a, c.b, c.c)) p -= C * c.n, c.hit = true;
+    if (C < 0 && barycentric_inside(p, c.a, c.b, c.c)) {
+      p -= C * c.n, c.hit = true;
+      if (!cheb_contact_.empty()) cheb_contact_[c.l] = 1;
+    }
   }
 }
 
@@ -606,6 +610,7 @@ void PbdStepper::project_self(double* x, bool last_sweep) {
   }
   for (int l = 0; l < n_owned_; ++l) {
     if (sc_cnt_[l] == 0) continue;
+    if (!cheb_contact_.empty()) cheb_contact_[l] = 1;
     const double inv = 1.0 / sc_cnt_[l];
     for (int d = 0; d < 3; ++d) x[3 * l + d] += sc_acc_[3 * l + d] * inv, sc_acc_[3 * l + d] = 0.0;
     sc_cnt_[l] = 0;
@@ -696,15 +701,20 @@ void PbdStepper::solve(double inv_h2) {
       } else if (cheb) {
         // Wang 2015 eq. 12 (omega_1 = 1: the first sweep is plain).
         omega = it == 0 ? 1.0 : it == 1 ? 2.0 / (2.0 - rho_ * rho_) : 4.0 / (4.0 - rho_ * rho_ * omega);
+        // Vertices a contact moved in the previous sweep are not extrapolated: the
+        // acceleration would amplify the contact's correction and push them through.
         if (it > 0)
           for (int l = 0; l < n_owned_; ++l)
-            if (w_[l] > 0)
+            if (w_[l] > 0 && !cheb_contact_[l])
               for (int d = 0; d < 3; ++d) {
                 const int i = 3 * l + d;
                 x[i] = omega * (x[i] - cheb_prev_[i]) + cheb_prev_[i];
               }
       }
-      if (cheb) std::swap(cheb_prev_, cheb_cur_);
+      if (cheb) {
+        std::swap(cheb_prev_, cheb_cur_);
+        std::fill(cheb_contact_.begin(), cheb_contact_.end(), 0);
+      }
       // The pressure constraint spans the whole balloon: projected after the averaging,
       // on current ghosts, not averaged.
       if (!balloons_.empty()) {

@@ -162,7 +162,8 @@ class PbdStepper final : public Stepper {
   // Chebyshev acceleration of the Jacobi sweeps (`chebyshev:`, 002 sec. 12.1 after Wang
   // 2015): x^(k+1) = omega_(k+1) (x^ - x^(k-1)) + x^(k-1) on the owned moving vertices, x^
   // the averaged Jacobi iterate, omega_1 = 1, omega_2 = 2 / (2 - rho^2), omega_(k+1) =
-  // 4 / (4 - rho^2 omega_k); the obstacle, pressure and self-collision projections follow.
+  // 4 / (4 - rho^2 omega_k); the obstacle, pressure and self-collision projections follow,
+  // and a vertex a contact moved in the previous sweep is not extrapolated.
   // rho given, or estimated once from the plain sweeps of the first substep as the mean
   // ratio of successive max-norm updates over its second half (max-norms reduce exactly:
   // the same rho at every rank count). Checkpointed ("chebyshev.rho").
@@ -183,6 +184,7 @@ class PbdStepper final : public Stepper {
   std::vector<double> x_level_;
   void solve_level(CoarseLevel& level, double* x, double inv_h2);
   std::vector<double> cheb_prev_, cheb_cur_;  // owned x^(k-1), x^k
+  std::vector<char> cheb_contact_;          // owned: moved by a contact in the last sweep (not extrapolated)
 };
 
 }  // namespace weft

@@ -2,13 +2,15 @@
 # onto the ground and onto each other (tests/data/pbd/two_cloths.yaml). With
 # self_collision on, weft-verify's intersection check passes every frame and the pairs
 # acted (self_contacts > 0); positions are bitwise identical at 1, 2 and 3 ranks for
-# Gauss-Seidel and Jacobi, pbd and xpbd. The control: with self_collision off the upper
-# cloth falls through the lower one and weft-verify reports intersections.
+# Gauss-Seidel and Jacobi (also Chebyshev-accelerated), pbd and xpbd. The control: with
+# self_collision off the upper cloth falls through the lower one and weft-verify reports
+# intersections.
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/pbd/two_cloths.yaml
 for m in pbd xpbd; do
-  for solver in gauss_seidel jacobi; do
-    args="$C --set method=$m --set $m.self_collision=true --set $m.thickness=2.0e-3 --set $m.solver=$solver"
+  for solver in gauss_seidel jacobi jacobi+chebyshev; do
+    args="$C --set method=$m --set $m.self_collision=true --set $m.thickness=2.0e-3 --set $m.solver=${solver%+*}"
+    [ "$solver" = jacobi+chebyshev ] && args="$args --set $m.chebyshev=true"
     run_weft 1 $args -o one.h5 > /dev/null || fail "$m $solver np=1"
     "$WEFT_BIN/weft-verify" one.h5 > verify.txt || { cat verify.txt; fail "$m $solver: weft-verify"; }
     grep -q "PASS intersection" verify.txt || fail "$m $solver: no intersection check"

@@ -28,6 +28,8 @@
 // Degenerate hinges (zero edge, zero-area wing) give C from atan2 and a zero gradient
 // (the projection skips them).
 #pragma once
+#include <cmath>
+
 #include "constraints/projection.hpp"
 
 namespace weft {
@@ -36,8 +38,29 @@ struct DihedralRest {
   double psi0;  // signed rest angle, 0 = flat
 };
 
-// psi and (optionally) its gradient, formulas above.
-double signed_dihedral_angle(const Stencil3<4>& x, Stencil3<4>* grad);
+// psi and (optionally) its gradient, formulas above. Inline: the PBD sweeps' inner loop.
+inline double signed_dihedral_angle(const Stencil3<4>& x, Stencil3<4>* grad) {
+  const Vec3 e = x.col(1) - x.col(0);
+  const Vec3 a = x.col(2) - x.col(0), b = x.col(3) - x.col(0);
+  const Vec3 nA = e.cross(a), nB = b.cross(e);
+  const double ee = e.squaredNorm(), aa = nA.squaredNorm(), bb = nB.squaredNorm();
+  const double len = std::sqrt(ee);
+  const double sin_part = len > 0.0 ? nA.cross(nB).dot(e) / len : 0.0;
+  const double psi = std::atan2(sin_part, nA.dot(nB));
+  if (grad) {
+    if (ee > 0.0 && aa > 0.0 && bb > 0.0) {
+      const Vec3 g2 = -len / aa * nA, g3 = -len / bb * nB;
+      const double tA = a.dot(e) / ee, tB = b.dot(e) / ee;
+      grad->col(0) = -(1.0 - tA) * g2 - (1.0 - tB) * g3;
+      grad->col(1) = -tA * g2 - tB * g3;
+      grad->col(2) = g2;
+      grad->col(3) = g3;
+    } else {
+      grad->setZero();
+    }
+  }
+  return psi;
+}
 
 // The paper's phi = acos(n1 . n2) (n1, n2 as in 001 sec. 4.1), clamped into acos' domain;
 // no gradient. For comparisons and statistics.
@@ -46,6 +69,11 @@ double pbd_dihedral_angle(const Stencil3<4>& x);
 // Throws InputError on a degenerate rest hinge (zero edge or zero-area wing).
 DihedralRest make_dihedral_rest(const Stencil3<4>& X);
 
-double dihedral_bending_constraint(const Stencil3<4>& x, const DihedralRest& rest, Stencil3<4>* grad);
+inline double dihedral_bending_constraint(const Stencil3<4>& x, const DihedralRest& rest, Stencil3<4>* grad) {
+  double c = signed_dihedral_angle(x, grad) - rest.psi0;
+  if (c > M_PI) c -= 2.0 * M_PI;
+  if (c <= -M_PI) c += 2.0 * M_PI;
+  return c;
+}
 
 }  // namespace weft

@@ -700,14 +700,26 @@ void parse_springs(const Ctx& c, const MapNode& top, CaseSpec& s) {
 }
 
 // The `pbd:` / `xpbd:` block (issue 18; DESIGN.md "Position-based methods"). Keys of later
-// parts (chebyshev, levels, self_collision, tear_stretch) are validated, then
+// parts (tear_stretch) are validated, then
 // refused with "not supported yet" when set to anything but their default.
 PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   PbdSpec p;
   p.iterations = m.integer("iterations", p.iterations, 1, 1000000, "an integer in [1, 1000000]");
   p.substeps = m.integer("substeps", p.substeps, 1, 100000, "an integer in [1, 100000]");
   if (m.has("solver")) p.solver = to_choice(c, m.get("solver"), m.at("solver"), {"gauss_seidel", "jacobi"});
-  if (m.has("chebyshev")) p.chebyshev = to_bool(c, m.get("chebyshev"), m.at("chebyshev"));
+  if (m.has("chebyshev")) {
+    // true / false, or the spectral radius rho in (0, 1) itself.
+    const YAML::Node n = m.get("chebyshev");
+    bool b = false;
+    double rho = 0.0;
+    if (n.IsScalar() && YAML::convert<bool>::decode(n, b)) {
+      p.chebyshev = b;
+    } else if (n.IsScalar() && YAML::convert<double>::decode(n, rho) && rho > 0 && rho < 1) {
+      p.chebyshev = true, p.chebyshev_rho = rho;
+    } else {
+      c.fail(m.at("chebyshev"), "expected true, false or a spectral radius in (0, 1), got " + describe(n));
+    }
+  }
   p.levels = m.integer("levels", p.levels, 1, 32, "an integer in [1, 32]");
   auto unit = [](double v) { return v >= 0 && v <= 1; };
   p.damping = m.number("damping", p.damping, unit, "in [0, 1]");
@@ -738,9 +750,8 @@ PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   auto later = [&](const char* key, bool set) {
     if (set) c.fail(m.at(key), "is not supported yet (leave it at its default)");
   };
-  later("chebyshev", p.chebyshev);
-  later("levels", p.levels != 1);
-  later("self_collision", p.self_collision);
+  if (p.chebyshev && p.solver != "jacobi")
+    c.fail(m.at("chebyshev"), "accelerates the Jacobi sweeps: it needs solver: jacobi");
   later("tear_stretch", p.tear_stretch != 0);
   return p;
 }

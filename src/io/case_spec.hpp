@@ -137,15 +137,19 @@ struct PbdSpec {
   int iterations = 10;             // projection sweeps per substep
   int substeps = 1;
   std::string solver = "gauss_seidel";  // gauss_seidel | jacobi
-  bool chebyshev = false;          // not supported yet
-  int levels = 1;                  // hierarchical levels; > 1 not supported yet
+  // Chebyshev semi-iterative acceleration of the Jacobi sweeps (002 sec. 12.1, Wang 2015):
+  // `chebyshev: true` estimates the spectral radius rho from the first step's plain sweeps,
+  // `chebyshev: <rho>` in (0, 1) gives it. Needs solver: jacobi.
+  bool chebyshev = false;
+  double chebyshev_rho = 0.0;      // 0 = estimate
+  int levels = 1;                  // hierarchical levels (003 sec. 4.3), 1 = none
   double damping = 0.0;            // 001 sec. 3.5, in [0, 1]
   double stretch_stiffness = 1.0;  // pbd: in [0, 1]
   double bending_stiffness = 0.1;  // pbd: in [0, 1]
   double compliance = -1.0;        // xpbd, m/N; < 0 = from the material
   double bending_compliance = -1.0;  // xpbd; < 0 = from the material
   std::string bending = "dihedral";  // dihedral | isometric
-  bool self_collision = false;     // not supported yet
+  bool self_collision = false;     // cloth self-collision (001 sec. 4.3), thickness max(thickness, contact.dhat)
   double thickness = 0.0;          // m, collision thickness
   double restitution = 0.0;        // in [0, 1]
   double tear_stretch = 0.0;       // 0 = off; not supported yet

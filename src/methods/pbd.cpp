@@ -9,40 +9,29 @@
 #include "constraints/colouring.hpp"
 #include "constraints/dihedral_bending.hpp"
 #include "constraints/distance.hpp"
+#include "constraints/hierarchy.hpp"
 #include "constraints/edge_strain_limit.hpp"
 #include "constraints/isometric_bending.hpp"
 #include "constraints/pressure.hpp"
 #include "constraints/projection.hpp"
+#include "constraints/registry.hpp"
+#include "constraints/collision.hpp"
 #include "constraints/rod_bending.hpp"
 #include "core/error.hpp"
 #include "core/motion.hpp"
-#include "energy/hinge_bending.hpp"
-#include "energy/rod_topology.hpp"
-#include "mesh/topology.hpp"
 
 namespace weft {
 
-enum class PbdKind { Stretch, Clamp, Dihedral, Isometric, RodBend };
+using PbdKind = ConstraintType;
 
-struct PbdStepper::Group {
-  PbdKind kind;
-  int arity;
-  // Built over every constraint (identically on every rank), then reduced to the ones this
-  // rank projects, with local vertex ids, sorted by (colour, global index).
-  std::vector<int> verts;          // arity per constraint
-  std::vector<double> rest;        // L (stretch, clamp), psi0 (dihedral), h0 (rod bending)
-  std::vector<IsometricBendingRest> iso;
-  std::vector<double> alpha;       // XPBD compliance (m/N or its bending analogue)
-  std::vector<double> alpha_e;     // the material's compliance, for the energy statistic (0: none)
+// One constraint list (constraints/registry.hpp) built over every constraint (identically
+// on every rank), then reduced to the ones this rank projects, with local vertex ids,
+// sorted by (colour, global index).
+struct PbdStepper::Group : ConstraintList {
   std::vector<int> global;         // global constraint index (input order)
   std::vector<char> counted;       // first vertex owned here: counted once in statistics
   std::vector<int> offsets;        // per colour, after reduction
   size_t lambda0 = 0;              // first multiplier in lambda_
-  int size() const { return static_cast<int>(rest.size()); }
-  void add(std::initializer_list<int> v, double r, double a, double ae) {
-    for (int x : v) verts.push_back(x);
-    rest.push_back(r), alpha.push_back(a), alpha_e.push_back(ae);
-  }
 };
 
 namespace {
@@ -59,9 +48,11 @@ void gather(const double* x, const int* lv, Stencil3<N>& xs) {
 // Projects constraints [b, e) of one group (a fixed-size kernel, dispatched once per group).
 // GS (acc == nullptr): corrections applied at once. Jacobi: summed into acc for the owned
 // vertices, in this loop's order (the same at every rank count, see pbd.hpp).
-template <int N, class Eval>
-void project_range(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
-                   bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+// The sense is a template argument so the equality kernels keep their constant-folded
+// projection (the unilateral one serves the hierarchical levels' coarse constraints).
+template <int N, ConstraintSense sense, class Eval>
+void project_range_as(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
+                      bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
   Stencil3<N> xs, grad, dx;
   VecN<N> ws;
   for (int i = b; i < e; ++i) {
@@ -70,9 +61,9 @@ void project_range(const PbdStepper::Group& g, int b, int e, double* x, const do
     for (int a = 0; a < N; ++a) ws[a] = w[lv[a]];
     const double C = eval(i, xs, &grad);
     if (xpbd)
-      xpbd_project<N>(C, grad, ws, g.alpha[i] * inv_h2, &lambda[i], ConstraintSense::Equality, &dx);
+      xpbd_project<N>(C, grad, ws, g.alpha[i] * inv_h2, &lambda[i], sense, &dx);
     else
-      pbd_project<N>(C, grad, ws, k_prime, ConstraintSense::Equality, &dx);
+      pbd_project<N>(C, grad, ws, k_prime, sense, &dx);
     if (acc) {
       for (int a = 0; a < N; ++a)
         if (lv[a] < n_owned) Eigen::Map<Vec3>(acc + 3 * lv[a]) += dx.col(a);
@@ -82,10 +73,19 @@ void project_range(const PbdStepper::Group& g, int b, int e, double* x, const do
   }
 }
 
+template <int N, class Eval>
+void project_range(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
+                   bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+  if (g.type == PbdKind::CoarseStretch)
+    project_range_as<N, ConstraintSense::Unilateral>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
+  else
+    project_range_as<N, ConstraintSense::Equality>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
+}
+
 // Calls f(i, xs, grad) -> C for the group's kernel.
 template <class F>
 void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&& f) {
-  switch (g.kind) {
+  switch (g.type) {
     case PbdKind::Stretch:
       f(std::integral_constant<int, 2>{}, [&](int i, const Stencil3<2>& xs, Stencil3<2>* gr) {
         return distance_constraint(xs, g.rest[i], gr);
@@ -114,6 +114,13 @@ void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&&
           return isometric_bending_constraint(xs, g.iso[i], gr);
         });
       break;
+    case PbdKind::CoarseStretch:
+      f(std::integral_constant<int, 2>{}, [&](int i, const Stencil3<2>& xs, Stencil3<2>* gr) {
+        const double c = distance_constraint(xs, g.rest[i], gr);
+        if (gr) *gr = -*gr;
+        return -c;
+      });
+      break;
     case PbdKind::RodBend:
       f(std::integral_constant<int, 3>{}, [&](int i, const Stencil3<3>& xs, Stencil3<3>* gr) {
         return three_point_bending_constraint(xs, ThreePointBendRest{g.rest[i]}, gr);
@@ -139,10 +146,12 @@ bool barycentric_inside(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3&
 
 PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     : scene_(scene), lv_(lv), xpbd_(xpbd), spec_(xpbd ? scene.spec.xpbd : scene.spec.pbd) {
+  // An object moves by its constraints: refused when no registration serves its kind
+  // (scripted objects follow their motion and need none).
   for (const ObjectParams& o : scene.objects)
-    if (o.kind == ObjectKind::Volume || o.kind == ObjectKind::Rigid)
+    if (!o.scripted && constraints_for(o.kind, xpbd ? "xpbd" : "pbd").empty())
       throw InputError(scene.spec.path + ": method: " + (xpbd ? "xpbd" : "pbd") + " does not support kind '" +
-                       (o.kind == ObjectKind::Volume ? "volume" : "rigid") + "' (object '" + o.name + "') yet");
+                       to_string(o.kind) + "' (object '" + o.name + "') yet");
   n_owned_ = lv.num_owned();
   if (!xpbd_) {
     k_stretch_ = pbd_stiffness(spec_.stretch_stiffness, spec_.iterations);
@@ -178,6 +187,41 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   x_old_.assign(3 * n_local_, 0.0);
   v_old_.assign(3 * n_local_, 0.0);
   build_collision_surface_();
+
+  if (spec_.chebyshev) {
+    rho_ = spec_.chebyshev_rho;
+    cheb_prev_.assign(3 * n_owned_, 0.0);
+    cheb_cur_.assign(3 * n_owned_, 0.0);
+    cheb_contact_.assign(n_owned_, 0);
+  }
+  self_ = spec_.self_collision;
+  if (self_) {
+    const Scene& s = scene_;
+    const int n = s.num_vertices;
+    auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
+    for (size_t t = 0; t < s.triangles.size(); ++t) {
+      if (s.objects[s.triangle_object[t]].scripted) continue;  // obstacles: own constraints
+      const Tri& tr = s.triangles[t];
+      sc_tri_all_.push_back(static_cast<int>(sc_tris_.size()));
+      if (owned(tr[0]) || owned(tr[1]) || owned(tr[2])) sc_tri_own_.push_back(static_cast<int>(sc_tris_.size()));
+      sc_tris_.push_back(tr);
+    }
+    sc_rings_ = vertex_rings(sc_tris_, n);
+    w_global_.assign(n, 0.0);
+    for (int v = 0; v < n; ++v) {
+      if (s.objects[s.vertex_object[v]].scripted) continue;
+      if (!s.kinematic(v)) w_global_[v] = 1.0 / s.mass[v];
+      sc_verts_all_.push_back(v);
+      if (owned(v)) sc_verts_own_.push_back(v);
+    }
+    for (int r = 0; r < lv.ranks; ++r) {
+      gather_counts_.push_back(3 * (s.vertex_range[r + 1] - s.vertex_range[r]));
+      gather_displs_.push_back(3 * s.vertex_range[r]);
+    }
+    if (lv.ranks > 1) xg0_.assign(3 * n, 0.0), xg_.assign(3 * n, 0.0);
+    sc_acc_.assign(3 * n_owned_, 0.0);
+    sc_cnt_.assign(n_owned_, 0);
+  }
 }
 
 PbdStepper::~PbdStepper() {
@@ -187,120 +231,25 @@ PbdStepper::~PbdStepper() {
 
 void PbdStepper::build_constraints() {
   const Scene& s = scene_;
-  const PbdSpec& p = spec_;
   const int n = s.num_vertices;
-  auto in = [&](int solver) { return s.input_of_solver[solver]; };
-  auto sv = [&](int input) { return s.solver_of_input[input]; };
-  auto X = [&](int input) -> const Vec3& { return s.rest[s.solver_of_input[input]]; };
-
-  auto make = [&](PbdKind k, int arity) {
-    groups_.push_back(std::make_unique<Group>());
-    groups_.back()->kind = k, groups_.back()->arity = arity;
-    return groups_.back().get();
-  };
-  Group* stretch = make(PbdKind::Stretch, 2);
-  Group* bend = make(p.bending == "isometric" ? PbdKind::Isometric : PbdKind::Dihedral, 4);
-  Group* rodbend = make(PbdKind::RodBend, 3);
-  Group* clamp = make(PbdKind::Clamp, 2);
-
-  // Shells: each object's triangles in input ids; edges and hinges from its topology
-  // (edges sorted by input ids, hinges in edge order: the input order).
   std::vector<Vec3> Xin(n);
-  for (int i = 0; i < n; ++i) Xin[i] = X(i);
-  for (size_t o = 0; o < s.objects.size(); ++o) {
-    if (s.objects[o].kind != ObjectKind::Shell) continue;
-    const MaterialSpec& mat = s.spec.objects[o].material;
-    TriMesh m;
-    m.vertices = Xin;  // topology over input ids (only this object's triangles)
-    for (size_t t = 0; t < s.triangles.size(); ++t)
-      if (s.triangle_object[t] == static_cast<int>(o))
-        m.triangles.push_back({in(s.triangles[t][0]), in(s.triangles[t][1]), in(s.triangles[t][2])});
-    if (m.triangles.empty()) continue;
-    const MeshTopology topo = build_topology(m);
-    // Pressure (001 sec. 4.4): only a closed surface encloses a volume; on an open one C
-    // depends on the origin and the projection would push the whole sheet around.
-    if (p.pressure > 0) {
-      if (!topo.boundary_edges.empty())
-        throw InputError(s.spec.path + ": " + (xpbd_ ? "xpbd" : "pbd") + ".pressure: object '" + s.objects[o].name +
-                         "' is an open mesh (" + std::to_string(topo.boundary_edges.size()) +
-                         " boundary edges); the pressure constraint needs closed shells");
-      Balloon b;
-      b.object = static_cast<int>(o);
-      std::vector<Tri> tris;
-      for (size_t t = 0; t < s.triangles.size(); ++t)
-        if (s.triangle_object[t] == static_cast<int>(o)) tris.push_back(s.triangles[t]);
-      b.target = p.pressure * closed_mesh_volume6(Eigen::Map<const Eigen::Matrix3Xd>(s.rest[0].data(), 3, n), tris);
-      for (const Tri& t : tris) b.tris.insert(b.tris.end(), t.begin(), t.end());
-      balloons_.push_back(std::move(b));
-    }
-    auto area = [&](int t) {
-      const Tri& tr = m.triangles[t];
-      return 0.5 * (Xin[tr[1]] - Xin[tr[0]]).cross(Xin[tr[2]] - Xin[tr[0]]).norm();
-    };
-    // Stretch: k_e = E t A_e / L^2 with A_e a third of the adjacent triangles' area, so a
-    // sheet stretched uniformly by eps stores E t eps^2 / 2 per unit area.
-    for (size_t e = 0; e < topo.edges.size(); ++e) {
-      const Edge& ed = topo.edges[e];
-      const double L = (Xin[ed[1]] - Xin[ed[0]]).norm();
-      double A = area(topo.edge_triangles[e][0]);
-      if (topo.edge_triangles[e][1] >= 0) A += area(topo.edge_triangles[e][1]);
-      const double ae = L * L / (mat.youngs * mat.thickness * A / 3.0);
-      stretch->add({sv(ed[0]), sv(ed[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
-      if (p.strain_limit) clamp->add({sv(ed[0]), sv(ed[1])}, L, 0.0, 0.0);
-    }
-    // Bending (material bending_youngs 0 disables it, as for cipc): discrete shells'
-    // k_b = E_b t^3 / (24 (1 - nu^2)) gives the dihedral compliance 1 / (2 w),
-    // w = k_b 3 |e|^2 / (A0 + A1) (energy w psi^2), and the isometric one 1 / (2 k_b).
-    const double Eb = mat.bending_youngs < 0 ? mat.youngs : mat.bending_youngs;
-    if (Eb > 0) {
-      const double kb = bending_stiffness(Eb, mat.poisson, mat.thickness);
-      for (size_t h = 0; h < topo.hinges.size(); ++h) {
-        const auto& hv = topo.hinges[h];
-        Stencil3<4> Xs;
-        for (int a = 0; a < 4; ++a) Xs.col(a) = Xin[hv[a]];
-        const int e = topo.hinge_edge[h];
-        const double A = area(topo.edge_triangles[e][0]) + area(topo.edge_triangles[e][1]);
-        const double el2 = (Xs.col(1) - Xs.col(0)).squaredNorm();
-        const std::initializer_list<int> st = {sv(hv[0]), sv(hv[1]), sv(hv[2]), sv(hv[3])};
-        if (bend->kind == PbdKind::Dihedral) {
-          const double ae = 1.0 / (2.0 * kb * 3.0 * el2 / A);
-          bend->add(st, make_dihedral_rest(Xs).psi0, p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
-        } else {
-          const double ae = 1.0 / (2.0 * kb);
-          bend->add(st, 0.0, p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
-          bend->iso.push_back(make_isometric_bending_rest(Xs));
-        }
-      }
-    }
+  for (int i = 0; i < n; ++i) Xin[i] = s.rest[s.solver_of_input[i]];
+
+  // Every registration serving the method, over the objects of its kind, in registry
+  // order (the numbering order of the constraints, hence of the colouring).
+  ConstraintLists lists(spec_);
+  const ConstraintBuild cb{s, spec_, xpbd_, Xin};
+  for (const ConstraintFactory* f : constraint_registry()) {
+    if (!f->build || !constraint_serves(*f, xpbd_ ? "xpbd" : "pbd")) continue;
+    for (size_t o = 0; o < s.objects.size(); ++o)
+      if (s.objects[o].kind == f->kind && !s.objects[o].scripted) f->build(cb, static_cast<int>(o), lists);
   }
-  // Rods: Scene::segments of rod objects, distance per segment (k = E pi r^2 / L) and
-  // three-point bending per consecutive pair (alpha = l^3 / (9 E I), I = pi r^4 / 4: for a
-  // small turn phi, C ~ l phi / 3 and C^2 / (2 alpha) = E I phi^2 / (2 l)).
-  for (size_t o = 0; o < s.objects.size(); ++o) {
-    if (s.objects[o].kind != ObjectKind::Rod) continue;
-    const MaterialSpec& mat = s.spec.objects[o].material;
-    std::vector<Edge> segs;
-    for (size_t k = 0; k < s.segments.size(); ++k)
-      if (s.segment_object[k] == static_cast<int>(o)) segs.push_back({in(s.segments[k][0]), in(s.segments[k][1])});
-    const double r = mat.radius, EA = mat.youngs * M_PI * r * r, EI = mat.youngs * M_PI * r * r * r * r / 4;
-    if (xpbd_ && !(r > 0) && (p.compliance < 0 || p.bending_compliance < 0))
-      throw InputError(s.spec.path + ": objects[" + std::to_string(o) +
-                       "]: xpbd needs material.radius to derive the rod's compliance, or xpbd.compliance and "
-                       "xpbd.bending_compliance");
-    for (const Edge& e : segs) {
-      const double L = (Xin[e[1]] - Xin[e[0]]).norm();
-      const double ae = r > 0 ? L / EA : 0.0;
-      stretch->add({sv(e[0]), sv(e[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
-    }
-    for (const auto& tr : rod_bend_triples(segs, Xin)) {
-      Stencil3<3> Xs;
-      for (int a = 0; a < 3; ++a) Xs.col(a) = Xin[tr[a]];
-      const double l = 0.5 * ((Xs.col(1) - Xs.col(0)).norm() + (Xs.col(2) - Xs.col(1)).norm());
-      const double ae = r > 0 ? l * l * l / (9.0 * EI) : 0.0;
-      rodbend->add({sv(tr[0]), sv(tr[1]), sv(tr[2])}, make_three_point_bend_rest(Xs).h0,
-                   p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
-    }
+  for (ConstraintList* l : {&lists.stretch, &lists.bend, &lists.rod_bend, &lists.clamp}) {
+    groups_.push_back(std::make_unique<Group>());
+    static_cast<ConstraintList&>(*groups_.back()) = std::move(*l);
   }
+  const Group* stretch = groups_[0].get();
+  for (VolumeConstraint& v : lists.volumes) balloons_.push_back({v.object, v.target, std::move(v.tris), {}});
 
   // Obstacle candidates reach one mean rest edge beyond the thickness, so vertices that
   // the projections drag sideways into an obstacle meet its faces too (summed over every
@@ -332,9 +281,9 @@ void PbdStepper::build_constraints() {
   ghosts_ = lv_.ghosts;
   local_of_global_ = lv_.local_of_global;
   std::vector<int> extra;
-  std::vector<int> count(n_owned_, 0);
-  for (auto& gp : groups_) {
-    Group& g = *gp;
+  auto reduce = [&](std::vector<std::unique_ptr<Group>>& groups, const std::vector<int>& colour, int ncol,
+                    std::vector<int>& count) {
+  for (auto& gp : groups) {    Group& g = *gp;
     const int a = g.arity;
     std::vector<int> keep;
     for (int i = 0; i < g.size(); ++i) {
@@ -345,15 +294,15 @@ void PbdStepper::build_constraints() {
       keep.push_back(i);
       for (int k = 0; k < a; ++k) {
         if (!owned(v[k]) && local_of_global_[v[k]] < 0) extra.push_back(v[k]), local_of_global_[v[k]] = -2;
-        if (owned(v[k]) && dynamic[v[k]] && g.kind != PbdKind::Clamp) ++count[v[k] - lv_.vbegin];
+        if (owned(v[k]) && dynamic[v[k]] && g.type != PbdKind::Clamp) ++count[v[k] - lv_.vbegin];
       }
     }
     std::stable_sort(keep.begin(), keep.end(), [&](int x, int y) {
       return colour[g.global[x]] < colour[g.global[y]] || (colour[g.global[x]] == colour[g.global[y]] && x < y);
     });
     Group r;
-    r.kind = g.kind, r.arity = a;
-    r.offsets.assign(num_colours_ + 1, 0);
+    r.type = g.type, r.arity = a;
+    r.offsets.assign(ncol + 1, 0);
     for (int i : keep) {
       const int* v = &g.verts[static_cast<size_t>(a) * i];
       for (int k = 0; k < a; ++k) r.verts.push_back(v[k]);
@@ -365,6 +314,46 @@ void PbdStepper::build_constraints() {
     }
     std::partial_sum(r.offsets.begin(), r.offsets.end(), r.offsets.begin());
     g = std::move(r);
+  }
+  };
+  std::vector<Edge> e0;  // every stretch constraint (before the reduction to this rank's)
+  if (spec_.levels > 1)
+    for (int i = 0; i < stretch->size(); ++i) e0.push_back({stretch->verts[2 * i], stretch->verts[2 * i + 1]});
+  std::vector<int> count(n_owned_, 0);
+  reduce(groups_, colour, num_colours_, count);
+  // Hierarchical levels (003 sec. 4.3): built over the stretch constraints' graph in input
+  // order, each level's constraints coloured on their own.
+  if (spec_.levels > 1) {
+    for (HierarchyLevel& H : build_hierarchy(e0, s.rest, s.input_of_solver, spec_.levels)) {
+      CoarseLevel L;
+      L.groups.push_back(std::make_unique<Group>());
+      Group& g = *L.groups.back();
+      g.type = PbdKind::CoarseStretch, g.arity = 2;
+      ConstraintStencils lcs;
+      for (size_t k = 0; k < H.edges.size(); ++k) {
+        g.add({H.edges[k][0], H.edges[k][1]}, H.rest[k], 0.0, 0.0);
+        g.global.push_back(static_cast<int>(k));
+        lcs.add({H.edges[k][0], H.edges[k][1]});
+      }
+      const std::vector<int> lcol = colour_constraints(lcs, dynamic, ColourPriority::Index);
+      L.colours = colour_count(lcol);
+      std::vector<int> lcount(n_owned_, 0);
+      reduce(L.groups, lcol, L.colours, lcount);
+      L.inv_count.resize(n_owned_);
+      for (int l = 0; l < n_owned_; ++l) L.inv_count[l] = lcount[l] > 0 ? 1.0 / lcount[l] : 0.0;
+      for (size_t c = 0; c < H.children.size(); ++c) {
+        const int v = H.children[c];
+        if (!owned(v) || !dynamic[v]) continue;
+        L.child.push_back(v);
+        for (int k = H.parent_start[c]; k < H.parent_start[c + 1]; ++k) {
+          const int p = H.parents[k];
+          L.parent.push_back(p), L.weight.push_back(H.weights[k]);
+          if (!owned(p) && local_of_global_[p] < 0) extra.push_back(p), local_of_global_[p] = -2;
+        }
+        L.parent_start.push_back(static_cast<int>(L.parent.size()));
+      }
+      levels_.push_back(std::move(L));
+    }
   }
   // Balloons: keep the triangles that touch an owned vertex (so owned vertices' gradients
   // are complete); count in C those whose first vertex is owned (each triangle once).
@@ -397,6 +386,15 @@ void PbdStepper::build_constraints() {
     g->lambda0 = nl;
     nl += g->size();
   }
+  for (CoarseLevel& L : levels_) {
+    for (auto& g : L.groups) {
+      for (int& v : g->verts) v = local_of_global_[v];
+      g->lambda0 = nl;
+      nl += g->size();
+    }
+    for (int& v : L.child) v = local_of_global_[v];
+    for (int& v : L.parent) v = local_of_global_[v];
+  }
   lambda_.assign(nl, 0.0);
   inv_count_.resize(n_owned_);
   for (int l = 0; l < n_owned_; ++l) inv_count_[l] = count[l] > 0 ? 1.0 / count[l] : 0.0;
@@ -407,7 +405,7 @@ void PbdStepper::build_collision_surface_() {
   std::vector<Tri> tris;
   std::vector<int> tobj, points, pobj;
   for (size_t t = 0; t < s.triangles.size(); ++t)
-    if (s.objects[s.triangle_object[t]].kind == ObjectKind::Obstacle)
+    if (s.objects[s.triangle_object[t]].scripted)  // obstacles: they follow their motion
       tris.push_back(s.triangles[t]), tobj.push_back(s.triangle_object[t]);
   has_obstacles_ = !tris.empty();
   // Contact keeps a vertex at least this far from an obstacle triangle's plane: the case's
@@ -421,7 +419,7 @@ void PbdStepper::build_collision_surface_() {
   point_filter_.assign(s.num_vertices, 0);
   for (int v = 0; v < s.num_vertices; ++v) {
     kinematic_[v] = s.kinematic(v);
-    if (!s.kinematic(v) && s.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle) {
+    if (!s.kinematic(v)) {  // (a scripted object's vertices are all kinematic)
       points.push_back(v), pobj.push_back(s.vertex_object[v]);
       point_filter_[v] = v >= lv_.vbegin && v < lv_.vend;
     }
@@ -538,8 +536,133 @@ void PbdStepper::project_collisions(double* x) {
     // with q_c on the face; k = 1, alpha = 0). Tested at the current position, so a vertex
     // that the other constraints drag into the obstacle is caught too.
     const double C = (p - c.a).dot(c.n) - h;
-    if (C < 0 && barycentric_inside(p, c.a, c.b, c.c)) p -= C * c.n, c.hit = true;
+    if (C < 0 && barycentric_inside(p, c.a, c.b, c.c)) {
+      p -= C * c.n, c.hit = true;
+      if (!cheb_contact_.empty()) cheb_contact_[c.l] = 1;
+    }
   }
+}
+
+void PbdStepper::find_self_collisions() {
+  self_pairs_.clear();
+  const double *x0 = x_old_step_.data(), *x1 = xs_.data();
+  if (lv_.ranks > 1) {
+    MPI_Allgatherv(x_old_step_.data(), 3 * n_owned_, MPI_DOUBLE, xg0_.data(), gather_counts_.data(),
+                   gather_displs_.data(), MPI_DOUBLE, lv_.comm);
+    MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
+                   MPI_DOUBLE, lv_.comm);
+    x0 = xg0_.data(), x1 = xg_.data();
+  }
+  // The pairs this rank needs: its vertices against every triangle, and (ranks > 1) every
+  // vertex against the triangles with a vertex here.
+  // The search frame moves by the mean displacement of the moving vertices, summed in input
+  // order from the same global positions: the same shift, hence pairs, at every rank count.
+  const double reach = collision_thickness_ + collision_margin_;
+  Vec3 shift = Vec3::Zero();
+  long moving = 0;
+  for (int i = 0; i < scene_.num_vertices; ++i) {
+    const int v = scene_.solver_of_input[i];
+    if (w_global_[v] == 0) continue;
+    for (int d = 0; d < 3; ++d) shift[d] += x1[3 * v + d] - x0[3 * v + d];
+    ++moving;
+  }
+  if (moving > 0) shift /= static_cast<double>(moving);
+  find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+  if (lv_.ranks > 1)
+    find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+  sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
+  int any = self_pairs_.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
+  any_self_pairs_ = any != 0;
+}
+
+// Eqs. 12-13 with k = 1 (XPBD: compliance 0, the same update), Jacobi with averaging over the
+// pairs (003 sec. 4.2.1): every pair is evaluated at the positions the sweep left, each
+// owned vertex moves by the mean of its active pairs' corrections (summed in pair order:
+// the same at every rank count). Active: C < 0 with q over the triangle (barycentric
+// coordinates >= -kInside at the current positions).
+void PbdStepper::project_self(double* x, bool last_sweep) {
+  if (!any_self_pairs_) return;
+  const double* xg = x;
+  if (lv_.ranks > 1) {
+    MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
+                   MPI_DOUBLE, lv_.comm);
+    xg = xg_.data();
+  }
+  const int vb = lv_.vbegin, ve = lv_.vend;
+  Stencil3<4> xs, grad, dx;
+  VecN<4> ws;
+  for (const SelfCollisionPair& p : self_pairs_) {
+    const Tri& t = sc_tris_[p.t];
+    const int ids[4] = {p.v, t[0], t[1], t[2]};
+    gather<4>(xg, ids, xs);
+    const double C = point_triangle_collision_constraint(xs, collision_thickness_, p.side, &grad);
+    if (!(C < 0) || !projects_into_triangle(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
+    for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
+    pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
+    if (last_sweep && p.v >= vb && p.v < ve) ++self_contacts_;
+    for (int a = 0; a < 4; ++a)
+      if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
+        const int l = ids[a] - vb;
+        Eigen::Map<Vec3>(&sc_acc_[3 * l]) += dx.col(a);
+        ++sc_cnt_[l];
+      }
+  }
+  for (int l = 0; l < n_owned_; ++l) {
+    if (sc_cnt_[l] == 0) continue;
+    if (!cheb_contact_.empty()) cheb_contact_[l] = 1;
+    const double inv = 1.0 / sc_cnt_[l];
+    for (int d = 0; d < 3; ++d) x[3 * l + d] += sc_acc_[3 * l + d] * inv, sc_acc_[3 * l + d] = 0.0;
+    sc_cnt_[l] = 0;
+  }
+}
+
+// One coarse level: `iterations` sweeps over its constraints (Gauss-Seidel by its colours,
+// or Jacobi with averaging over its own counts), then the prolongation to the particles of
+// the next finer level it left out (Mueller 2008: each moves by the weighted mean of its
+// parents' moves during this level's sweeps).
+void PbdStepper::solve_level(CoarseLevel& L, double* x, double inv_h2) {
+  const double* w = w_.data();
+  x_level_.assign(xs_.begin(), xs_.end());
+  const bool jacobi = spec_.solver == "jacobi";
+  for (int it = 0; it < spec_.iterations; ++it) {
+    if (jacobi) {
+      for (auto& gp : L.groups) {
+        const Group& g = *gp;
+        with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
+          project_range<decltype(N)::value>(g, 0, g.size(), x, w, lambda_.data() + g.lambda0, xpbd_, k_stretch_,
+                                            inv_h2, acc_.data(), n_owned_, eval);
+        });
+      }
+      for (int l = 0; l < n_owned_; ++l) {
+        for (int d = 0; d < 3; ++d) x[3 * l + d] += acc_[3 * l + d] * L.inv_count[l];
+        acc_[3 * l] = acc_[3 * l + 1] = acc_[3 * l + 2] = 0.0;
+      }
+      ghost_update(x_);
+    } else {
+      for (int c = 0; c < L.colours; ++c) {
+        for (auto& gp : L.groups) {
+          const Group& g = *gp;
+          const int b = g.offsets[c], e = g.offsets[c + 1];
+          if (b == e) continue;
+          with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
+            project_range<decltype(N)::value>(g, b, e, x, w, lambda_.data() + g.lambda0, xpbd_, k_stretch_, inv_h2,
+                                              nullptr, n_owned_, eval);
+          });
+        }
+        ghost_update(x_);
+      }
+    }
+  }
+  for (size_t k = 0; k < L.child.size(); ++k) {
+    Vec3 d = Vec3::Zero();
+    for (int j = L.parent_start[k]; j < L.parent_start[k + 1]; ++j) {
+      const int p = L.parent[j];
+      d += L.weight[j] * (Eigen::Map<const Vec3>(x + 3 * p) - Eigen::Map<const Vec3>(&x_level_[3 * p]));
+    }
+    Eigen::Map<Vec3>(x + 3 * L.child[k]) += d;
+  }
+  ghost_update(x_);
 }
 
 void PbdStepper::solve(double inv_h2) {
@@ -547,11 +670,19 @@ void PbdStepper::solve(double inv_h2) {
   const double* w = w_.data();
   std::fill(lambda_.begin(), lambda_.end(), 0.0);
   const bool jacobi = spec_.solver == "jacobi";
+  const bool late = !balloons_.empty() || self_;  // obstacles after the pressure / self-collisions
+  const bool cheb = jacobi && spec_.chebyshev;
+  const bool estimate = cheb && rho_ == 0.0;
+  const int no3 = 3 * n_owned_;
+  std::vector<double> dmax;  // estimation: max-norm of each sweep's update
+  double omega = 1.0;
+  for (size_t li = levels_.size(); li-- > 0;) solve_level(levels_[li], x, inv_h2);
   for (int it = 0; it < spec_.iterations; ++it) {
+    if (cheb) std::copy(x, x + no3, cheb_cur_.begin());
     if (jacobi) {
       for (auto& gp : groups_) {
         const Group& g = *gp;
-        const double kp = g.kind == PbdKind::Stretch ? k_stretch_ : g.kind == PbdKind::Clamp ? 1.0 : k_bend_;
+        const double kp = g.type == PbdKind::Stretch ? k_stretch_ : g.type == PbdKind::Clamp ? 1.0 : k_bend_;
         with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
           project_range<decltype(N)::value>(g, 0, g.size(), x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2,
                                             acc_.data(), n_owned_, eval);
@@ -562,12 +693,35 @@ void PbdStepper::solve(double inv_h2) {
         for (int d = 0; d < 3; ++d) x[3 * l + d] += acc_[3 * l + d] * inv_count_[l];
         acc_[3 * l] = acc_[3 * l + 1] = acc_[3 * l + 2] = 0.0;
       }
+      if (estimate) {
+        double m = 0.0;
+        for (int i = 0; i < no3; ++i) m = std::max(m, std::abs(x[i] - cheb_cur_[i]));
+        MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
+        dmax.push_back(m);
+      } else if (cheb) {
+        // Wang 2015 eq. 12 (omega_1 = 1: the first sweep is plain).
+        omega = it == 0 ? 1.0 : it == 1 ? 2.0 / (2.0 - rho_ * rho_) : 4.0 / (4.0 - rho_ * rho_ * omega);
+        // Vertices a contact moved in the previous sweep are not extrapolated: the
+        // acceleration would amplify the contact's correction and push them through.
+        if (it > 0)
+          for (int l = 0; l < n_owned_; ++l)
+            if (w_[l] > 0 && !cheb_contact_[l])
+              for (int d = 0; d < 3; ++d) {
+                const int i = 3 * l + d;
+                x[i] = omega * (x[i] - cheb_prev_[i]) + cheb_prev_[i];
+              }
+      }
+      if (cheb) {
+        std::swap(cheb_prev_, cheb_cur_);
+        std::fill(cheb_contact_.begin(), cheb_contact_.end(), 0);
+      }
       // The pressure constraint spans the whole balloon: projected after the averaging,
       // on current ghosts, not averaged.
       if (!balloons_.empty()) {
         ghost_update(x_);
         project_pressure(x);
       }
+      if (self_) project_self(x, it + 1 == spec_.iterations);
       project_collisions(x);
       ghost_update(x_);
     } else {
@@ -576,23 +730,32 @@ void PbdStepper::solve(double inv_h2) {
           const Group& g = *gp;
           const int b = g.offsets[c], e = g.offsets[c + 1];
           if (b == e) continue;
-          const double kp = g.kind == PbdKind::Stretch ? k_stretch_ : g.kind == PbdKind::Clamp ? 1.0 : k_bend_;
+          const double kp = g.type == PbdKind::Stretch ? k_stretch_ : g.type == PbdKind::Clamp ? 1.0 : k_bend_;
           with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
             project_range<decltype(N)::value>(g, b, e, x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2,
                                               nullptr, n_owned_, eval);
           });
         }
-        if (c == num_colours_ - 1 && balloons_.empty()) project_collisions(x);
+        if (c == num_colours_ - 1 && !late) project_collisions(x);
         ghost_update(x_);
       }
       // The pressure constraint touches every vertex of its balloon: its own turn after
-      // the colours (ghosts current), then the collisions.
+      // the colours (ghosts current), then self-collisions, then the obstacles.
       if (!balloons_.empty()) project_pressure(x);
-      if (num_colours_ == 0 || !balloons_.empty()) {
+      if (self_) project_self(x, it + 1 == spec_.iterations);
+      if (num_colours_ == 0 || late) {
         project_collisions(x);
         ghost_update(x_);
       }
     }
+  }
+  // Spectral radius from the second half of the plain sweeps: the update shrinks by rho per
+  // sweep once the slowest mode dominates. Clamped below 1 (a diverging start is no rate).
+  const int nd = static_cast<int>(dmax.size());
+  if (estimate && nd >= 3) {
+    const int m = nd / 2;
+    if (dmax[m] > 0 && dmax[nd - 1] > 0)
+      rho_ = std::min(0.99, std::pow(dmax[nd - 1] / dmax[m], 1.0 / (nd - 1 - m)));
   }
 }
 
@@ -653,7 +816,7 @@ double PbdStepper::measure(const double* x, double* max_rel, double* elastic) co
   double strain = 0.0, rel = 0.0, energy = 0.0;
   for (const auto& gp : groups_) {
     const Group& g = *gp;
-    if (g.kind == PbdKind::Clamp) continue;
+    if (g.type == PbdKind::Clamp) continue;
     // The energy uses the XPBD form of each constraint (isometric: its square root).
     with_kernel(g, true, spec_, [&](auto Nc, auto eval) {
       constexpr int N = decltype(Nc)::value;
@@ -663,7 +826,7 @@ double PbdStepper::measure(const double* x, double* max_rel, double* elastic) co
         gather<N>(x, &g.verts[static_cast<size_t>(N) * i], xs);
         const double C = eval(i, xs, nullptr);
         if (g.alpha_e[i] > 0) energy += C * C / (2.0 * g.alpha_e[i]);
-        if (g.kind == PbdKind::Stretch && g.rest[i] > 0) {
+        if (g.type == PbdKind::Stretch && g.rest[i] > 0) {
           strain = std::max(strain, 1.0 + C / g.rest[i]);
           rel = std::max(rel, std::abs(C) / g.rest[i]);
         }
@@ -685,21 +848,25 @@ NamedValues PbdStepper::start_stats() {
   const double ms = measure(xs_.data(), &rel, &el);
   NamedValues out = {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
   if (!balloons_.empty()) out.push_back({"pressure_error", pressure_error()});
+  if (self_) out.push_back({"self_contacts", 0.0});
+  if (spec_.chebyshev) out.push_back({"chebyshev_rho", rho_});
   return out;
 }
 
 std::string PbdStepper::describe() const {
   return std::string("method ") + (xpbd_ ? "xpbd" : "pbd") + " (" +
-         (spec_.solver == "jacobi" ? "Jacobi with averaging" : "Gauss-Seidel over " + std::to_string(num_colours_) +
+         (spec_.solver == "jacobi" ? std::string("Jacobi with averaging") + (spec_.chebyshev ? " and Chebyshev acceleration" : "") : "Gauss-Seidel over " + std::to_string(num_colours_) +
                                                                   " colours") +
+         (levels_.empty() ? std::string() : ", " + std::to_string(levels_.size() + 1) + " hierarchical levels") +
          ", " + std::to_string(spec_.iterations) + " iterations x " + std::to_string(spec_.substeps) +
          " substeps, " + spec_.integrator + ", " + std::to_string(num_constraints_) + " constraints)";
 }
 
 NamedArrays PbdStepper::save() const {
-  if (spec_.integrator != "bdf2") return {};
-  const int n = scene_.num_vertices;
   NamedArrays out;
+  if (spec_.chebyshev) out.push_back({"chebyshev.rho", {rho_}});
+  if (spec_.integrator != "bdf2") return out;
+  const int n = scene_.num_vertices;
   for (auto [name, src] : {std::pair<const char*, const std::vector<double>*>{"bdf2.x_prev", &x_old_},
                            {"bdf2.v_prev", &v_old_}}) {
     std::vector<double> all(3 * n, 0.0);
@@ -716,6 +883,11 @@ void PbdStepper::load(const NamedArrays& arrays) {
   // The run loop wrote lv's local vertices; our extra ghosts follow from their owners.
   ghost_update(x_);
   ghost_update(v_);
+  if (spec_.chebyshev) {
+    const NamedArray* a = find_array(arrays, "chebyshev.rho");
+    if (!a || a->values.size() != 1) throw InputError("checkpoint array 'chebyshev.rho' missing");
+    rho_ = a->values[0];
+  }
   if (spec_.integrator != "bdf2") return;
   const int n = scene_.num_vertices;
   auto get = [&](const std::string& name, size_t size) {
@@ -747,6 +919,7 @@ StepReport PbdStepper::step(double t) {
   std::vector<double> vstar(3 * n_owned_), x_start(3 * n_local_);
   x_old_step_.resize(3 * n_owned_);
   long contacts = 0;
+  self_contacts_ = 0;
   for (int k = 0; k < ns; ++k) {
     const double t0 = t + k * h, t1 = (k + 1 == ns) ? t + dt : t + (k + 1) * h;
     const bool second = bdf2 && history_;
@@ -779,6 +952,7 @@ StepReport PbdStepper::step(double t) {
     // the compliance by (3 / 2h)^2.
     find_collisions(t0, t1, vstar);
     contacts += static_cast<long>(contacts_.size());
+    if (self_) find_self_collisions();
     const double he = second ? 2.0 * h / 3.0 : h;
     solve(1.0 / (he * he));
     // 4. Velocities, restitution and friction (001 sec. 3.4), history.
@@ -829,6 +1003,7 @@ StepReport PbdStepper::step(double t) {
   }
   MPI_Allreduce(MPI_IN_PLACE, e, 3, MPI_DOUBLE, MPI_SUM, lv_.comm);
   MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_LONG, MPI_SUM, lv_.comm);
+  if (self_) MPI_Allreduce(MPI_IN_PLACE, &self_contacts_, 1, MPI_LONG, MPI_SUM, lv_.comm);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   StepReport r;
   r.iterations = spec_.iterations * ns;
@@ -846,6 +1021,8 @@ StepReport PbdStepper::step(double t) {
              {"converged", r.converged ? 1.0 : 0.0},
              {"solve_s", secs}};
   if (!balloons_.empty()) r.stats.insert(r.stats.end() - 1, {"pressure_error", pressure_error()});
+  if (self_) r.stats.insert(r.stats.end() - 1, {"self_contacts", double(self_contacts_)});
+  if (spec_.chebyshev) r.stats.insert(r.stats.end() - 1, {"chebyshev_rho", rho_});
   return r;
 }
 

@@ -10,12 +10,16 @@
 //   2. obstacle collision constraints from the engine's broad phase (swept x -> p against
 //      the obstacle triangles, 001 sec. 3.4);
 //   3. `iterations` sweeps: Gauss-Seidel colour by colour, or Jacobi with averaging
-//      (003 sec. 4.2.1), then the collision constraints of each vertex;
+//      (003 sec. 4.2.1), then the self-collision pairs (Jacobi with averaging), then the
+//      obstacle constraints of each vertex;
 //   4. v = (p - x) / h (BDF2: (3 p - 4 x + x_old) / (2 h)); restitution and friction on the
 //      vertices in contact; x = p.
-// Constraints: shells (kind shell) stretch on every mesh edge, bending (dihedral or
-// isometric) on every interior edge, the edge strain clamp (002 sec. 12.2) when
-// strain_limit is given; rods (Scene::segments) distance + three-point bending; with
+// Constraints come from the registrations of constraints/registry.hpp (one builder per
+// kind: shells stretch on every mesh edge, bending (dihedral or isometric) on every
+// interior edge, the edge strain clamp (002 sec. 12.2) when strain_limit is given; rods
+// (Scene::segments) distance + three-point bending); an object no registration serves is
+// refused, scripted objects (obstacles) need none. With `self_collision: true`, cloth
+// self-collision pairs (001 sec. 4.3) from a spatial hash each substep; with
 // `pressure: k` > 0 one volume constraint per closed shell (001 sec. 4.4, eq. 14), projected
 // (k = 1, alpha = 0) after the other constraints of each sweep, its sum C and denominator
 // sum w |grad C|^2 reduced over the ranks (MPI_Allreduce): identical to rounding at 1, 2, 3
@@ -37,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "constraints/self_collision.hpp"
 #include "contact/broad_phase.hpp"
 #include "contact/surface.hpp"
 #include "core/scene.hpp"
@@ -135,6 +140,51 @@ class PbdStepper final : public Stepper {
   std::vector<Balloon> balloons_;
   std::vector<int> balloon_of_object_;      // -1: no pressure constraint
   std::vector<double> pgrad_;               // 3 per local vertex
+
+  // Cloth self-collision (001 sec. 4.3; `self_collision: true`): the triangles and vertices
+  // of every object that is not scripted, the pairs found at each substep (sorted by input
+  // vertex id, triangle), projected with k = 1 after the other constraints of each sweep,
+  // Jacobi with averaging over the pairs from the same positions at every rank (ranks > 1:
+  // the positions of all vertices gathered, xg_). Corrections apply to owned vertices.
+  void find_self_collisions();
+  void project_self(double* x, bool last_sweep);
+  bool self_ = false, any_self_pairs_ = false;
+  std::vector<Tri> sc_tris_;
+  VertexRings sc_rings_;
+  std::vector<int> sc_tri_all_, sc_tri_own_, sc_verts_all_, sc_verts_own_;
+  std::vector<double> w_global_, xg0_, xg_;  // global (solver ids), 3 per vertex
+  std::vector<int> gather_counts_, gather_displs_;
+  std::vector<SelfCollisionPair> self_pairs_;
+  std::vector<double> sc_acc_;
+  std::vector<int> sc_cnt_;
+  long self_contacts_ = 0;                  // active pairs at the last sweep, summed over substeps
+
+  // Chebyshev acceleration of the Jacobi sweeps (`chebyshev:`, 002 sec. 12.1 after Wang
+  // 2015): x^(k+1) = omega_(k+1) (x^ - x^(k-1)) + x^(k-1) on the owned moving vertices, x^
+  // the averaged Jacobi iterate, omega_1 = 1, omega_2 = 2 / (2 - rho^2), omega_(k+1) =
+  // 4 / (4 - rho^2 omega_k); the obstacle, pressure and self-collision projections follow,
+  // and a vertex a contact moved in the previous sweep is not extrapolated.
+  // rho given, or estimated once from the plain sweeps of the first substep as the mean
+  // ratio of successive max-norm updates over its second half (max-norms reduce exactly:
+  // the same rho at every rank count). Checkpointed ("chebyshev.rho").
+  double rho_ = 0.0;                        // 0: not known yet (plain sweeps)
+
+  // Hierarchical PBD (`levels` > 1; 003 sec. 4.3, constraints/hierarchy.hpp): per coarse
+  // level (coarsest last) its unilateral distance constraints, coloured on their own, and
+  // the prolongation to the finer level's particles it left out (owned moving ones, local
+  // ids): x_child += sum_parents w (x_p - x_p at the start of the level's sweeps).
+  struct CoarseLevel {
+    std::vector<std::unique_ptr<Group>> groups;
+    int colours = 0;
+    std::vector<double> inv_count;
+    std::vector<int> child, parent_start{0}, parent;
+    std::vector<double> weight;
+  };
+  std::vector<CoarseLevel> levels_;
+  std::vector<double> x_level_;
+  void solve_level(CoarseLevel& level, double* x, double inv_h2);
+  std::vector<double> cheb_prev_, cheb_cur_;  // owned x^(k-1), x^k
+  std::vector<char> cheb_contact_;          // owned: moved by a contact in the last sweep (not extrapolated)
 };
 
 }  // namespace weft

@@ -1,0 +1,43 @@
+#include "constraints/registry.hpp"
+
+#include "io/case_spec.hpp"
+
+namespace weft {
+
+// Defined in the builders' own files.
+extern const ConstraintFactory kShellConstraints;
+extern const ConstraintFactory kRodConstraints;
+extern const ConstraintFactory kParticleConstraints;
+
+ConstraintLists::ConstraintLists(const PbdSpec& spec) {
+  stretch.type = ConstraintType::Stretch, stretch.arity = 2;
+  bend.type = spec.bending == "isometric" ? ConstraintType::Isometric : ConstraintType::Dihedral, bend.arity = 4;
+  rod_bend.type = ConstraintType::RodBend, rod_bend.arity = 3;
+  clamp.type = ConstraintType::Clamp, clamp.arity = 2;
+}
+
+const std::vector<const ConstraintFactory*>& constraint_registry() {
+  static const std::vector<const ConstraintFactory*> all = {&kShellConstraints, &kRodConstraints,
+                                                            &kParticleConstraints};
+  return all;
+}
+
+bool constraint_serves(const ConstraintFactory& f, const std::string& method) {
+  const std::string list = f.methods;
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    if (list.compare(b, e - b, method) == 0) return true;
+    b = e + 1;
+  }
+  return false;
+}
+
+std::vector<const ConstraintFactory*> constraints_for(ObjectKind kind, const std::string& method) {
+  std::vector<const ConstraintFactory*> out;
+  for (const ConstraintFactory* f : constraint_registry())
+    if (f->kind == kind && constraint_serves(*f, method)) out.push_back(f);
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,81 @@
+// Cloth self-collision candidates (001 sec. 4.3): vertex-triangle pairs found with a
+// spatial hash (Teschner et al. 2003, the paper's [THM*03]) over the triangles' swept boxes,
+// each projected as the point-triangle constraint with thickness h of eqs. 12-13
+// (constraints/collision.hpp), on the side the vertex came from.
+//
+// Determinism: which pairs are kept is decided by exact tests on the positions alone (the
+// hash only narrows the search), and the output is sorted by (vertex, triangle), so any rank
+// given the same positions finds the same pairs in the same order: the PBD stepper's
+// results do not depend on the rank count.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace weft {
+
+struct SelfCollisionPair {
+  int v;     // the vertex q
+  int t;     // triangle index into the caller's list
+  int side;  // +1: q stays above (eq. 12), -1: below (eq. 13)
+};
+
+// Uniform grid of cubic cells hashed into a table of buckets (Teschner et al.'s scheme,
+// stored as CSR): every box is entered in the bucket of each cell it overlaps. A query
+// visits the cells of a box and calls f(id) for each id stored in their buckets, with
+// repeats (an id in several cells) and false hits (cells sharing a bucket) left to the
+// caller's exact test.
+class SpatialHash {
+ public:
+  void build(double cell, const std::vector<Vec3>& lo, const std::vector<Vec3>& hi);
+  template <class F>
+  void query(const Vec3& lo, const Vec3& hi, F&& f) const {
+    const auto a = cell_of(lo), b = cell_of(hi);
+    for (std::int64_t i = a[0]; i <= b[0]; ++i)
+      for (std::int64_t j = a[1]; j <= b[1]; ++j)
+        for (std::int64_t k = a[2]; k <= b[2]; ++k) {
+          const std::uint64_t bucket = hash(i, j, k) % num_buckets_;
+          for (int e = start_[bucket]; e < start_[bucket + 1]; ++e) f(ids_[e]);
+        }
+  }
+
+ private:
+  std::array<std::int64_t, 3> cell_of(const Vec3& p) const;
+  static std::uint64_t hash(std::int64_t i, std::int64_t j, std::int64_t k);
+  double inv_cell_ = 1.0;
+  std::uint64_t num_buckets_ = 1;
+  std::vector<int> start_{0, 0}, ids_;
+};
+
+// Edge neighbours of every vertex (CSR over vertex ids 0 .. num_vertices - 1).
+struct VertexRings {
+  std::vector<int> start{0}, nbr;
+};
+VertexRings vertex_rings(const std::vector<Tri>& tris, int num_vertices);
+
+// Appends the pairs (q, t) with q in `verts` and t in `tri_subset` (indices into tris) such
+// that q is neither a vertex of t nor an edge neighbour of one (stretch and bending keep
+// the one-ring apart; a pair there would fight them on a curved sheet) and, with x0 the positions at the start of the substep and
+// x1 the prediction (3 per vertex, indexed by vertex id):
+//  - q's swept box x0 -> x1, grown by `reach`, overlaps t's swept box, both boxes taken in
+//    the frame that moves by `shift` over the substep (any shift is conservative; the
+//    caller passes the same one to every search, e.g. the mean displacement);
+//  - q is within `reach` of t's plane at x0 or at x1, or crosses it in between;
+//  - q's projection on t's plane at x1 lies in t grown by a quarter of its size
+//    (barycentric coordinates >= -0.25), so the neighbours of a flat sheet are no pairs.
+// The side is that of q at x0 (eq. 12 when (q - p1) . N >= 0, else eq. 13).
+void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<int>& tri_subset,
+                               const std::vector<int>& verts, const double* x0, const double* x1, double reach,
+                               const Vec3& shift, const VertexRings& rings, std::vector<SelfCollisionPair>& out);
+// Sorts by (key[v], t) and drops repeats (the caller may append several searches first);
+// key: a vertex numbering independent of the rank count (the input order).
+void sort_self_collision_pairs(std::vector<SelfCollisionPair>& pairs, const std::vector<int>& key);
+
+// Barycentric coordinates of y's projection on the plane of (a, b, c) all >= -tol (false for
+// a degenerate triangle).
+bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol);
+
+}  // namespace weft

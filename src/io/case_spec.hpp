@@ -155,6 +155,17 @@ struct PbdSpec {
   std::string integrator = "euler";  // euler | bdf2
 };
 
+// One `stitches` entry (issue 19 point 3, C-IPC sec. 6.7 garments): the vertices of object
+// a inside box a and of object b inside box b (world coordinates after the transform, as pin
+// boxes), matched in order along each box's longest axis (io/stitch_match.hpp).
+struct StitchSide {
+  int object = -1;              // index into CaseSpec::objects
+  Vec3 box_min, box_max;
+};
+struct StitchSpec {
+  StitchSide a, b;
+};
+
 struct CaseSpec {
   std::string path;             // the file it came from
   std::string name = "case";
@@ -185,6 +196,7 @@ struct CaseSpec {
   std::vector<ObjectSpec> objects;
   PbdSpec pbd;                  // `pbd:` (method pbd)
   PbdSpec xpbd;                 // `xpbd:` (method xpbd)
+  std::vector<StitchSpec> stitches;  // `stitches:` (methods cipc and mass_spring)
 };
 
 }  // namespace weft

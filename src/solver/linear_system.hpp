@@ -54,6 +54,10 @@ class LinearSystem {
   // obstacles): their rows get what is assembled instead of the identity. Local, not
   // collective; the diagonal block is always in the pattern.
   void set_free_kinematic(const std::vector<int>& owned_ids);
+  // Owned vertices welded onto a stitch partner (the row a copy of the partner's unknown
+  // no longer has): rows of the identity until the next call. Invalidates the block slot
+  // caches: call it whenever any rank's ties change (ghost copies count). Local.
+  void set_tied(const std::vector<int>& owned_ids);
   // Contact couplings (row, col) of global vertex ids from this rank's pairs (rows may be
   // owned anywhere). Collective. Rebuilds the matrix when the pattern must grow; returns
   // whether it did.
@@ -122,6 +126,7 @@ class LinearSystem {
   KSP ksp_ = nullptr;
   std::vector<int> kinematic_owned_;   // owned kinematic rows that are the identity
   std::vector<int> kinematic_all_;     // every owned kinematic vertex
+  std::vector<int> tied_owned_;        // owned welded stitch copies (identity rows)
   std::vector<std::vector<int>> base_cols_;   // element pattern per owned block row
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   std::vector<int> coupling_recv_;            // set_contact_couplings' (row, col) buffer

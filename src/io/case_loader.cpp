@@ -545,6 +545,7 @@ AnisoLimitSpec parse_aniso_limit(const Ctx& c, const MapNode& sl) {
   a.weft = sl.number("weft", 0.0, ratio, "> 1 (a stretch ratio along weft; 1.05 allows 5%)");
   a.shear = sl.number("shear", 0.0, positive, "> 0 (the largest |E12|)");
   a.warp_direction = sl.vec3("warp_direction", Vec3::UnitX());
+  a.warp_given = sl.has("warp_direction");
   if (!(a.warp_direction.norm() > 0)) c.fail(sl.at("warp_direction"), "must be a non-zero vector");
   return a;
 }

@@ -55,6 +55,9 @@ struct AnisoLimitSpec {
   double weft = 0.0;             // largest stretch ratio along the weft direction (> 1)
   double shear = 0.0;            // largest |E_12| of the aligned Green strain
   Vec3 warp_direction{0, 0, 0};  // world axis, projected into each rest triangle; 0 = +x
+  // Whether the case gave warp_direction: it then wins over an OBJ's texture coordinates
+  // (without it, a textured OBJ's u is the warp; otherwise +x).
+  bool warp_given = false;
 };
 
 struct MaterialSpec {

@@ -101,12 +101,13 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     // Orthotropic shells: the warp axis projected into each rest triangle, exactly as
     // their membrane term's set builder does (energy/warp_direction.hpp), for the output.
     const bool orthotropic = os.kind == ObjectKind::Shell && os.material.model == "orthotropic";
-    const Vec3 warp_axis = os.material.aniso_limit.warp_direction.squaredNorm() > 0
-                               ? os.material.aniso_limit.warp_direction : Vec3::UnitX();
-    for (const Tri& t : m.triangles) {
+    const bool textured = m.triangle_uv.size() == m.triangles.size() && !m.triangles.empty();
+    for (size_t k = 0; k < m.triangles.size(); ++k) {
+      const Tri& t = m.triangles[k];
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
-      twarp.push_back(orthotropic ? warp_in_triangle(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], warp_axis)
+      twarp.push_back(orthotropic ? orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]],
+                                                     os.material.aniso_limit, textured ? &m.triangle_uv[k] : nullptr)
                                   : Vec3::Zero());
     }
     for (const Edge& e : m.segments) {
@@ -140,7 +141,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       std::vector<Edge> osegs;
       for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
       const std::vector<std::array<int, 4>> otets(tets.begin() + first_tet, tets.end());
-      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges, osegs, otets};
+      const ObjectStencils stencils{static_cast<int>(o), os,     X,     otris, oids, ohinges, osegs, otets,
+                                    textured ? &m.triangle_uv : nullptr};
       for (const TermFactory* f : terms)
         f->build(stencils, sets[std::find(registry.begin(), registry.end(), f) - registry.begin()]);
     }

@@ -239,7 +239,10 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   al_sq0_ = sq0;
 
   // The other kinematic vertices (pins, obstacle vertices within the tolerance) were cut
-  // with the same fraction; with the AL vertices held still they may go further.
+  // with the same fraction; with the AL vertices held still they may go further. The AL
+  // term is already on its vertices (kappa still 0): its multipliers must exist for the
+  // energy evaluations of this move.
+  al_->lambda.assign(3 * al_->owned.size(), 0.0);
   for (int l = 0; l < n_local; ++l) mask[l] = mask[l] && !al_free_[lv_.global_of_local(l)];
   move_toward(kin_target_, mask, xl);
 

@@ -53,22 +53,6 @@ TriMesh read_obj(const std::string& path, MeshUse use) {
       tpoly.clear();
       for (std::size_t k = 1; k < tok.size(); ++k) {
         std::string_view c = tok[k];
-        if (face) {
-          // The corner's texture index (i/t or i/t/n): 1-based, negative from the last 'vt'.
-          const std::size_t s1 = c.find('/');
-          const std::string_view t = s1 == std::string_view::npos ? std::string_view() : c.substr(s1 + 1, c.find('/', s1 + 1) - s1 - 1);
-          long long ti = 0;
-          if (t.empty()) {
-            every_face_textured = false;
-          } else {
-            if (!detail::parse_ll(t, ti) || ti == 0) in.fail("bad texture index " + detail::quote(tok[k]));
-            ti = ti < 0 ? ti + static_cast<long long>(vts.size()) : ti - 1;
-            if (ti < 0 || ti >= static_cast<long long>(vts.size()))
-              in.fail("texture index in " + detail::quote(tok[k]) + " is out of range (" + std::to_string(vts.size()) +
-                      " 'vt' lines so far)");
-            tpoly.push_back(ti);
-          }
-        }
         c = c.substr(0, c.find('/'));
         long long idx = 0;
         if (!detail::parse_ll(c, idx)) in.fail(std::string("bad ") + what + " index " + detail::quote(tok[k]));
@@ -86,6 +70,23 @@ TriMesh read_obj(const std::string& path, MeshUse use) {
         }
         if (idx > 2'000'000'000LL) in.fail(std::string(what) + " index " + std::string(c) + " is too large");
         poly.push_back(idx);
+        if (face) {
+          const std::string_view tc = tok[k];
+          // The corner's texture index (i/t or i/t/n): 1-based, negative from the last 'vt'.
+          const std::size_t s1 = tc.find('/');
+          const std::string_view t = s1 == std::string_view::npos ? std::string_view() : tc.substr(s1 + 1, tc.find('/', s1 + 1) - s1 - 1);
+          long long ti = 0;
+          if (t.empty()) {
+            every_face_textured = false;
+          } else {
+            if (!detail::parse_ll(t, ti) || ti == 0) in.fail("bad texture index " + detail::quote(tok[k]));
+            ti = ti < 0 ? ti + static_cast<long long>(vts.size()) : ti - 1;
+            if (ti < 0 || ti >= static_cast<long long>(vts.size()))
+              in.fail("texture index in " + detail::quote(tok[k]) + " is out of range (" + std::to_string(vts.size()) +
+                      " 'vt' lines so far)");
+            tpoly.push_back(ti);
+          }
+        }
       }
       if (face) {
         for (std::size_t k = 1; k + 1 < poly.size(); ++k) {

@@ -140,6 +140,8 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   }
   nullspace_ = rigid_body_modes(lv.comm, coords, deformable);
   if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
+  null_coords_ = std::move(coords);
+  null_deformable_ = std::move(deformable);
 
   dynamic_vertices_ = 0;
   for (int v = lv.vbegin; v < lv.vend; ++v) dynamic_vertices_ += !scene.kinematic(v);
@@ -679,6 +681,15 @@ void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
 void LinearSystem::set_tied(const std::vector<int>& owned_ids) {
   tied_owned_ = owned_ids;
   std::sort(tied_owned_.begin(), tied_owned_.end());
+  // GAMG's near null space: a welded copy's row is the identity, like a kinematic row, so
+  // the rigid modes leave it out (collective: every rank calls set_tied together).
+  if (nullspace_) {
+    std::vector<char> deformable = null_deformable_;
+    for (int v : tied_owned_) deformable[v - lv_.vbegin] = 0;
+    MatNullSpaceDestroy(&nullspace_);
+    nullspace_ = rigid_body_modes(lv_.comm, null_coords_, deformable);
+    if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
+  }
   // The tied copies' stencils (owned or ghost copies) now write their partners' blocks: the
   // cached block slots (SlotCache) of every element are looked up again.
   ++pattern_version_;

@@ -56,7 +56,8 @@ class LinearSystem {
   void set_free_kinematic(const std::vector<int>& owned_ids);
   // Owned vertices welded onto a stitch partner (the row a copy of the partner's unknown
   // no longer has): rows of the identity until the next call. Invalidates the block slot
-  // caches: call it whenever any rank's ties change (ghost copies count). Local.
+  // caches and rebuilds GAMG's near null space without them: call it on every rank together
+  // whenever any rank's ties change (ghost copies count). Collective.
   void set_tied(const std::vector<int>& owned_ids);
   // Contact couplings (row, col) of global vertex ids from this rank's pairs (rows may be
   // owned anywhere). Collective. Rebuilds the matrix when the pattern must grow; returns
@@ -135,6 +136,8 @@ class LinearSystem {
   // Whether coupling_recv_ holds a block the pattern lacks, on any rank (collective).
   bool grows();
   MatNullSpace nullspace_ = nullptr;
+  std::vector<double> null_coords_;    // rest positions of the owned rows (near null space)
+  std::vector<char> null_deformable_;  // owned rows in it before any stitch weld
   bool first_solve_in_step_ = true;
   int pattern_kept_ = 0;
   int dynamic_vertices_ = 0;    // global count, fixed: picks the MUMPS ordering (configure_solver)        // steps that kept matrix, KSP and symbolic factorisation

@@ -3,6 +3,7 @@
 # doubling zero-rest-length springs and weld within a few steps; weft-verify passes every
 # frame (stitched pairs are one vertex to it); 1, 2 and 3 ranks agree to 1e-10 m; a run cut
 # short (before and after the welds) and resumed is bit for bit the uninterrupted one.
+# Also one panel sewn into a tube (c_tube.yaml: a and b the same object).
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/stitch/tube.yaml
 for np in 1 2 3; do
@@ -59,4 +60,13 @@ for np in 1 2; do
   done
   echo "ok (np=$np): resumed runs identical to the uninterrupted one"
 done
+# One panel sewn to itself (a and b the same object): c_tube.yaml closes a 300-degree C
+# into a tube; 7 pairs, all welded, verified, and 2 ranks agree with 1.
+C1=$WEFT_DATA/stitch/c_tube.yaml
+for np in 1 2; do
+  run_weft "$np" "$C1" -o "ct$np.h5" > log.txt || { cat log.txt; fail "c_tube np=$np"; }
+  "$WEFT_BIN/weft-verify" "ct$np.h5" > verify.txt || { cat verify.txt; fail "weft-verify c_tube np=$np"; }
+done
+h5diff -d 1e-10 ct1.h5 ct2.h5 /frames/positions /frames/positions > diff.txt || { head diff.txt; fail "c_tube: 2 ranks differ"; }
+check "c_tube: every pair welded" "$(h5_values ct1.h5 /frames/stats/welded | tail -n 1) == 7"
 echo "stitched tube verified"

@@ -152,14 +152,17 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   s.num_vertices = n;
   // Stitch pairs in input ids (box matching), refused on kinematic vertices: a pin or an
   // obstacle cannot be pulled to its partner.
+  std::vector<int> stitch_of;
   const std::vector<std::array<int, 2>> stitch_pairs =
-      spec.stitches.empty() ? std::vector<std::array<int, 2>>{} : match_stitches(spec.path, spec.stitches, meshes, bases);
+      spec.stitches.empty() ? std::vector<std::array<int, 2>>{}
+                            : match_stitches(spec.path, spec.stitches, meshes, bases, &stitch_of);
   meshes.clear();
   for (size_t k = 0; k < stitch_pairs.size(); ++k)
     for (int v : stitch_pairs[k])
       if (vmotion[v] >= 0)
-        throw InputError(spec.path + ": stitches: vertex " + std::to_string(v) + " of object '" +
-                         spec.objects[vobj[v]].name + "' is pinned (a stitched vertex must be free to move)");
+        throw InputError(spec.path + ": stitches[" + std::to_string(stitch_of[k]) + "]: vertex " + std::to_string(v) +
+                         " of object '" + spec.objects[vobj[v]].name +
+                         "' is pinned (a stitched vertex must be free to move)");
 
   // 2. METIS on the vertex graph: the mesh triangles (obstacles join the cloth beside them
   // through it) + every set's stencils (the Hessian's pattern).

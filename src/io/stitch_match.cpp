@@ -22,7 +22,8 @@ std::vector<int> vertices_along_box(const std::vector<Vec3>& vertices, const Vec
 }
 
 std::vector<std::array<int, 2>> match_stitches(const std::string& path, const std::vector<StitchSpec>& stitches,
-                                               const std::vector<TriMesh>& meshes, const std::vector<int>& base) {
+                                               const std::vector<TriMesh>& meshes, const std::vector<int>& base,
+                                               std::vector<int>* which) {
   std::vector<std::array<int, 2>> pairs;
   std::set<int> used;
   for (size_t i = 0; i < stitches.size(); ++i) {
@@ -58,6 +59,7 @@ std::vector<std::array<int, 2>> match_stitches(const std::string& path, const st
         if (!used.insert(v).second)
           throw InputError(key + ": vertex " + std::to_string(v) + " is already in another stitch pair");
       pairs.push_back({ga, gb});
+      if (which) which->push_back(static_cast<int>(i));
     }
   }
   return pairs;

@@ -20,7 +20,9 @@ std::vector<int> vertices_along_box(const std::vector<Vec3>& vertices, const Vec
 // key (`stitches[i]`) when a box selects no vertex, the two boxes select different counts, a
 // vertex would be stitched to itself or to a vertex it shares an element with, or a vertex
 // is in two pairs.
+// `which`, when given, receives each pair's index into `stitches`.
 std::vector<std::array<int, 2>> match_stitches(const std::string& path, const std::vector<StitchSpec>& stitches,
-                                               const std::vector<TriMesh>& meshes, const std::vector<int>& base);
+                                               const std::vector<TriMesh>& meshes, const std::vector<int>& base,
+                                               std::vector<int>* which = nullptr);
 
 }  // namespace weft

@@ -340,16 +340,18 @@ inline const int* verts(const CollisionSurface& s, const int& id) {
 }
 
 // Whether two primitives (their vertex ids) share a vertex: such pairs are never candidates.
+// Stitched vertices (surface.twin) count as one: a primitive through a and one through its
+// partner b are never a pair, neither while the stitch pulls them together nor once welded.
 template <Kind KA, Kind KB>
-inline bool incident(const int* va, const int* vb) {
+inline bool incident(const int* va, const int* vb, const int* twin) {
   for (int i = 0; i <= KA; ++i)
     for (int j = 0; j <= KB; ++j)
-      if (va[i] == vb[j]) return true;
+      if (va[i] == vb[j] || (twin && twin[va[i]] == vb[j])) return true;
   return false;
 }
 template <Kind KA, Kind KB>
 inline bool incident(const CollisionSurface& s, const int& a, const int& b) {
-  return incident<KA, KB>(verts<KA>(s, a), verts<KB>(s, b));
+  return incident<KA, KB>(verts<KA>(s, a), verts<KB>(s, b), s.twin_ptr());
 }
 
 // The ids of a set: ids[i] for i in [begin, end), or i itself when ids is null.
@@ -522,7 +524,7 @@ struct BroadPhase::Impl {
           const int lo = std::min(a, b);
           if (fa && !fa[lo]) return;
           if (!overlap(ab, en.box)) return;
-          if (incident<KA, KA>(va, verts<KA>(s, en.id))) return;
+          if (incident<KA, KA>(va, verts<KA>(s, en.id), s.twin_ptr())) return;
           out.push_back(Cand{lo, a + b - lo});
           if (lev != la) ++cross;
         };
@@ -548,7 +550,7 @@ struct BroadPhase::Impl {
       for (int g = 0; g < grids; ++g)
         B.grid[g].query(ab, f, level[KA][a], kNoKey, [&](const LooseGrid::Entry& e, int) {
           if (!overlap(ab, e.box)) return;
-          if (incident<KA, KB>(va, verts<KB>(s, e.id))) return;
+          if (incident<KA, KB>(va, verts<KB>(s, e.id), s.twin_ptr())) return;
           out.push_back(Cand{a, e.id});
         });
     }
@@ -563,7 +565,7 @@ struct BroadPhase::Impl {
       for (int g = 0; g < grids; ++g)
         A.grid[g].query(bb, f, level[KB][b] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
           if (!overlap(bb, e.box)) return;
-          if (incident<KA, KB>(verts<KA>(s, e.id), vb)) return;
+          if (incident<KA, KB>(verts<KA>(s, e.id), vb, s.twin_ptr())) return;
           out.push_back(Cand{e.id, b});
           ++cross;
         });

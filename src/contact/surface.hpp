@@ -44,6 +44,13 @@ struct CollisionSurface {
   // vertices, so this only fixes the order-independence of malformed input).
   std::vector<int> vertex_object, edge_object, triangle_object;
 
+  // Stitched vertex pairs (issue 19 point 3): twin[v] is v's stitch partner, -1 for none;
+  // empty when the scene has no stitches. Pairs of primitives through twins are excluded
+  // like pairs sharing a vertex (broad phase), so a seam is never repelled while it closes
+  // and a welded pair is one vertex to contact. Set by the caller after building.
+  std::vector<int> twin;
+  const int* twin_ptr() const { return twin.empty() ? nullptr : twin.data(); }
+
   int num_vertices() const { return static_cast<int>(vertex_offset.size()); }
   int num_segments() const { return static_cast<int>(edges.size()) - num_triangle_edges; }
   bool is_segment(int e) const { return e >= num_triangle_edges; }

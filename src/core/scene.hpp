@@ -69,6 +69,15 @@ struct Scene {
 
   std::vector<ObjectParams> objects;
 
+  // Stitches (issue 19 point 3): vertex pairs (a, b) in solver ids, case order
+  // (io/stitch_match.hpp), both owned by one rank (the scene loader puts b in a's part);
+  // the same pairs in input ids for the result file, and per pair the zero-rest-length
+  // spring's starting stiffness (N/m, a quarter of m / dt^2; methods/stitching.hpp doubles
+  // it until the pair welds).
+  std::vector<std::array<int, 2>> stitches;
+  std::vector<std::array<int, 2>> stitches_input;
+  std::vector<double> stitch_stiffness0;
+
   int owner_of(int v) const;           // rank owning solver vertex v
   // Stencils of the sets evaluated by the term registered under this name (reports).
   long count_stencils(const char* term) const;

@@ -34,6 +34,9 @@ struct ObjectStencils {
   // This object's tetrahedra (volumes), positively oriented (tet_rest.hpp). Defaulted so an
   // initialisation that predates volumes still compiles (and gets no tets).
   const std::vector<std::array<int, 4>>& tets = no_tets();
+  // Texture coordinates of this object's triangles (parallel to `triangles`; OBJ 'vt'),
+  // null when the mesh has none.
+  const std::vector<std::array<Vec2, 3>>* triangle_uv = nullptr;
 };
 
 struct TermFactory {

@@ -96,14 +96,13 @@ void build_orthotropic(const ObjectStencils& o, ElementSet& set) {
                       stretch_limit(lim.warp, o.spec, "warp"), stretch_limit(lim.weft, o.spec, "weft"), lim.shear};
   if (!(p.m12 >= 0.0))
     throw InputError("object '" + o.spec.name + "': strain_limit.shear must be >= 0, got " + std::to_string(lim.shear));
-  const Vec3 axis = lim.warp_direction.squaredNorm() > 0 ? lim.warp_direction : Vec3::UnitX();
   for (size_t t = 0; t < o.triangles.size(); ++t) {
     const Tri& tri = o.triangles[t];
     const Vec3 &X0 = o.rest[tri[0]], &X1 = o.rest[tri[1]], &X2 = o.rest[tri[2]];
     set.vertices.insert(set.vertices.end(), tri.begin(), tri.end());
     set.object.push_back(o.object);
     set.triangle.push_back(o.triangle_ids[t]);
-    const Vec3 warp = warp_in_triangle(X0, X1, X2, axis);
+    const Vec3 warp = orthotropic_warp(X0, X1, X2, lim, o.triangle_uv ? &(*o.triangle_uv)[t] : nullptr);
     rest.push_back({make_aligned_tri_rest(X0, X1, X2, warp), p, warp});
   }
 }

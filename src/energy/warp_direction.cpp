@@ -32,6 +32,12 @@ Vec3 warp_from_uv(const Vec3& X0, const Vec3& X1, const Vec3& X2, const Vec2& uv
   return du.normalized();
 }
 
+Vec3 orthotropic_warp(const Vec3& X0, const Vec3& X1, const Vec3& X2, const AnisoLimitSpec& limit,
+                      const std::array<Vec2, 3>* uv) {
+  if (!limit.warp_given && uv) return warp_from_uv(X0, X1, X2, (*uv)[0], (*uv)[1], (*uv)[2]);
+  return warp_in_triangle(X0, X1, X2, limit.warp_direction.squaredNorm() > 0 ? limit.warp_direction : Vec3::UnitX());
+}
+
 TriRest make_aligned_tri_rest(const Vec3& X0, const Vec3& X1, const Vec3& X2, const Vec3& warp) {
   TriRest r = make_tri_rest(X0, X1, X2);  // validates; area
   const Vec3 e1 = X1 - X0, e2 = X2 - X0;

@@ -5,6 +5,7 @@
 #pragma once
 #include "core/types.hpp"
 #include "energy/tri_rest.hpp"
+#include "io/case_spec.hpp"
 
 namespace weft {
 
@@ -18,6 +19,13 @@ Vec3 warp_in_triangle(const Vec3& X0, const Vec3& X1, const Vec3& X2, const Vec3
 // when the texture triangle is degenerate (twice its area <= 1e-12 * longest uv edge^2).
 Vec3 warp_from_uv(const Vec3& X0, const Vec3& X1, const Vec3& X2, const Vec2& uv0, const Vec2& uv1,
                   const Vec2& uv2);
+
+// The warp direction of an orthotropic shell's rest triangle. Precedence: the case's
+// strain_limit.warp_direction when given (projected, warp_in_triangle); else the triangle's
+// texture coordinates when the mesh has them (uv non-null; u = warp, warp_from_uv); else +x
+// projected.
+Vec3 orthotropic_warp(const Vec3& X0, const Vec3& X1, const Vec3& X2, const AnisoLimitSpec& limit,
+                      const std::array<Vec2, 3>* uv);
 
 // Rest data in the frame (d_warp, d_weft = n x d_warp) of the rest plane; `warp` a unit
 // vector in that plane (warp_in_triangle). Throws InputError for a degenerate triangle.

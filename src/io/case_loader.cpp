@@ -9,6 +9,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "io/case_overrides.hpp"
@@ -544,6 +545,7 @@ AnisoLimitSpec parse_aniso_limit(const Ctx& c, const MapNode& sl) {
   a.weft = sl.number("weft", 0.0, ratio, "> 1 (a stretch ratio along weft; 1.05 allows 5%)");
   a.shear = sl.number("shear", 0.0, positive, "> 0 (the largest |E12|)");
   a.warp_direction = sl.vec3("warp_direction", Vec3::UnitX());
+  a.warp_given = sl.has("warp_direction");
   if (!(a.warp_direction.norm() > 0)) c.fail(sl.at("warp_direction"), "must be a non-zero vector");
   return a;
 }
@@ -672,6 +674,52 @@ ObjectSpec parse_object(const Ctx& c, const YAML::Node& n, const std::string& pa
   o.initial_velocity = m.map("initial").vec3("velocity", o.initial_velocity);
   o.motion = parse_motion(c, m.map("motion"));
   return o;
+}
+
+// A box [[min], [max]] (pins and stitches): min <= max in every coordinate.
+std::pair<Vec3, Vec3> parse_box(const Ctx& c, const YAML::Node& b, const std::string& bp) {
+  if (!b.IsSequence() || b.size() != 2)
+    c.fail(bp, "expected [[min_x, min_y, min_z], [max_x, max_y, max_z]], got " + describe(b) +
+                   (b.IsSequence() ? " of " + std::to_string(b.size()) : ""));
+  const Vec3 lo = to_vec3(c, b[0], cs::item(bp, 0)), hi = to_vec3(c, b[1], cs::item(bp, 1));
+  for (int i = 0; i < 3; ++i)
+    if (lo[i] > hi[i])
+      c.fail(bp, "min must be <= max in every coordinate (coordinate " + std::to_string(i) + ": " + fmt(lo[i]) +
+                     " > " + fmt(hi[i]) + ")");
+  return {lo, hi};
+}
+
+// stitches: [{a: {object, box}, b: {object, box}}] (issue 19 point 3). The boxes' vertex
+// counts are checked against the meshes by match_stitches (io/stitch_match.hpp).
+void parse_stitches(const Ctx& c, const MapNode& top, CaseSpec& s) {
+  if (!top.has("stitches")) return;
+  const YAML::Node list = top.get("stitches");
+  if (!list.IsSequence())
+    c.fail("stitches", "expected a list of {a: {object, box}, b: {object, box}}, got " + describe(list));
+  if (s.method != "cipc" && s.method != "mass_spring")
+    c.fail("stitches", "need method cipc or mass_spring (the method is '" + s.method + "')");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string sp = cs::item("stitches", i);
+    if (!list[i].IsMap()) c.fail(sp, "expected a mapping {a: {object, box}, b: {object, box}}, got " + describe(list[i]));
+    MapNode m(c, list[i], sp);
+    StitchSpec st;
+    for (const char* side : {"a", "b"}) {
+      if (!m.has(side)) c.fail(sp, std::string("missing required key '") + side + "' ({object: name, box: [[min], [max]]})");
+      const MapNode sm = m.map(side);
+      if (!sm.has("object")) c.fail(sm.path(), "missing required key 'object' (the name of a deformable object)");
+      if (!sm.has("box")) c.fail(sm.path(), "missing required key 'box' ([[min_x, min_y, min_z], [max_x, max_y, max_z]])");
+      const std::string name = sm.text("object", "");
+      StitchSide& ss = side[0] == 'a' ? st.a : st.b;
+      for (std::size_t o = 0; o < s.objects.size(); ++o)
+        if (s.objects[o].name == name) ss.object = static_cast<int>(o);
+      if (ss.object < 0) c.fail(sm.at("object"), "no object is named '" + name + "'");
+      const ObjectKind k = s.objects[ss.object].kind;
+      if (k == ObjectKind::Obstacle || k == ObjectKind::Particles)
+        c.fail(sm.at("object"), "'" + name + "' is " + kind_word(k) + "; stitches join shells, rods or volumes");
+      std::tie(ss.box_min, ss.box_max) = parse_box(c, sm.get("box"), sm.at("box"));
+    }
+    s.stitches.push_back(st);
+  }
 }
 
 // The mass_spring and pd blocks (issue 18). Read whatever the method, so --set method=...
@@ -835,6 +883,7 @@ CaseSpec parse_case(const YAML::Node& root, const Ctx& c, const std::string& pat
                "'" + s.objects[i].name + "' is already the name of objects[" + std::to_string(j) + "]");
   }
   parse_springs(c, top, s);
+  parse_stitches(c, top, s);
   return s;
 }
 

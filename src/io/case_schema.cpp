@@ -14,7 +14,10 @@ const std::map<std::string, Keys>& table() {
   static const Keys rotate = {"axis", "center", "deg_per_s"};
   static const std::map<std::string, Keys> t = {
       {"", {"name", "time", "gravity", "method", "solver", "contact", "strain_limit_stiffness", "output", "objects",
-           "mass_spring", "pd", "pbd", "xpbd"}},
+           "mass_spring", "pd", "pbd", "xpbd", "stitches"}},
+      {"stitches[]", {"a", "b"}},
+      {"stitches[].a", {"object", "box"}},
+      {"stitches[].b", {"object", "box"}},
       {"mass_spring", {"stretch_stiffness", "shear_stiffness", "bending_stiffness", "bending"}},
       {"pd", {"iterations", "tolerance"}},
       {"pbd", {"iterations", "substeps", "solver", "chebyshev", "levels", "damping", "stretch_stiffness",
@@ -58,7 +61,7 @@ const std::vector<std::string>* keys(const std::string& pattern) {
   return it == table().end() ? nullptr : &it->second;
 }
 
-bool is_list_of_maps(const std::string& pattern) { return pattern == "objects" || pattern == "objects[].pins"; }
+bool is_list_of_maps(const std::string& pattern) { return pattern == "objects" || pattern == "objects[].pins" || pattern == "stitches"; }
 
 std::string pattern_of(const std::string& path) {
   std::string out;

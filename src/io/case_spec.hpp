@@ -55,6 +55,9 @@ struct AnisoLimitSpec {
   double weft = 0.0;             // largest stretch ratio along the weft direction (> 1)
   double shear = 0.0;            // largest |E_12| of the aligned Green strain
   Vec3 warp_direction{0, 0, 0};  // world axis, projected into each rest triangle; 0 = +x
+  // Whether the case gave warp_direction: it then wins over an OBJ's texture coordinates
+  // (without it, a textured OBJ's u is the warp; otherwise +x).
+  bool warp_given = false;
 };
 
 struct MaterialSpec {
@@ -159,6 +162,17 @@ struct PbdSpec {
   std::string integrator = "euler";  // euler | bdf2
 };
 
+// One `stitches` entry (issue 19 point 3, C-IPC sec. 6.7 garments): the vertices of object
+// a inside box a and of object b inside box b (world coordinates after the transform, as pin
+// boxes), matched in order along each box's longest axis (io/stitch_match.hpp).
+struct StitchSide {
+  int object = -1;              // index into CaseSpec::objects
+  Vec3 box_min, box_max;
+};
+struct StitchSpec {
+  StitchSide a, b;
+};
+
 struct CaseSpec {
   std::string path;             // the file it came from
   std::string name = "case";
@@ -189,6 +203,7 @@ struct CaseSpec {
   std::vector<ObjectSpec> objects;
   PbdSpec pbd;                  // `pbd:` (method pbd)
   PbdSpec xpbd;                 // `xpbd:` (method xpbd)
+  std::vector<StitchSpec> stitches;  // `stitches:` (methods cipc and mass_spring)
 };
 
 }  // namespace weft

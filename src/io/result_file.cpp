@@ -297,6 +297,14 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
     write_replicated(mesh, "strain_limit_warp", H5T_NATIVE_DOUBLE, lw, {hsize_t(T)}, lv.rank);
     write_replicated(mesh, "strain_limit_weft", H5T_NATIVE_DOUBLE, lf, {hsize_t(T)}, lv.rank);
   }
+  // Stitch pairs (issue 19 point 3), case order, input vertex ids: welded pairs are one
+  // vertex written twice at the same position; /frames/stats/welded counts them per frame.
+  {
+    std::vector<long long> st(2 * scene.stitches_input.size());
+    for (size_t k = 0; k < scene.stitches_input.size(); ++k)
+      for (int a = 0; a < 2; ++a) st[2 * k + a] = scene.stitches_input[k][a];
+    write_replicated(mesh, "stitches", H5T_NATIVE_LLONG, st, {hsize_t(scene.stitches_input.size()), 2}, lv.rank);
+  }
   // Rod segments and particles, case order, input vertex ids (empty datasets without them).
   const size_t S = scene.segments.size(), P = scene.points.size();
   std::vector<long long> segs(2 * S), pts(P);

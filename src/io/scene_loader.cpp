@@ -10,6 +10,7 @@
 #include "energy/registry.hpp"
 #include "energy/warp_direction.hpp"
 #include "io/case_loader.hpp"
+#include "io/stitch_match.hpp"
 #include "mesh/topology.hpp"
 #include "partition/coordinate_bisection.hpp"
 #include "partition/kinematic_owner.hpp"
@@ -44,10 +45,13 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   const std::vector<const TermFactory*>& registry = term_registry();
   std::vector<ElementSet> sets(registry.size());
   for (size_t i = 0; i < registry.size(); ++i) sets[i].term = registry[i], sets[i].arity = registry[i]->arity;
+  std::vector<TriMesh> meshes;  // per object, for the stitch boxes
+  std::vector<int> bases;
   for (size_t o = 0; o < spec.objects.size(); ++o) {
     const ObjectSpec& os = spec.objects[o];
     TriMesh m = load_object_mesh(spec, o);
     const int base = static_cast<int>(X.size());
+    bases.push_back(base);
     ObjectParams op;
     op.name = os.name;
     op.kind = os.kind;
@@ -97,12 +101,13 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     // Orthotropic shells: the warp axis projected into each rest triangle, exactly as
     // their membrane term's set builder does (energy/warp_direction.hpp), for the output.
     const bool orthotropic = os.kind == ObjectKind::Shell && os.material.model == "orthotropic";
-    const Vec3 warp_axis = os.material.aniso_limit.warp_direction.squaredNorm() > 0
-                               ? os.material.aniso_limit.warp_direction : Vec3::UnitX();
-    for (const Tri& t : m.triangles) {
+    const bool textured = m.triangle_uv.size() == m.triangles.size() && !m.triangles.empty();
+    for (size_t k = 0; k < m.triangles.size(); ++k) {
+      const Tri& t = m.triangles[k];
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
-      twarp.push_back(orthotropic ? warp_in_triangle(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], warp_axis)
+      twarp.push_back(orthotropic ? orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]],
+                                                     os.material.aniso_limit, textured ? &m.triangle_uv[k] : nullptr)
                                   : Vec3::Zero());
     }
     for (const Edge& e : m.segments) {
@@ -136,13 +141,28 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       std::vector<Edge> osegs;
       for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
       const std::vector<std::array<int, 4>> otets(tets.begin() + first_tet, tets.end());
-      const ObjectStencils stencils{static_cast<int>(o), os, X, otris, oids, ohinges, osegs, otets};
+      const ObjectStencils stencils{static_cast<int>(o), os,     X,     otris, oids, ohinges, osegs, otets,
+                                    textured ? &m.triangle_uv : nullptr};
       for (const TermFactory* f : terms)
         f->build(stencils, sets[std::find(registry.begin(), registry.end(), f) - registry.begin()]);
     }
+    if (!spec.stitches.empty()) meshes.push_back(std::move(m));
   }
   const int n = static_cast<int>(X.size());
   s.num_vertices = n;
+  // Stitch pairs in input ids (box matching), refused on kinematic vertices: a pin or an
+  // obstacle cannot be pulled to its partner.
+  std::vector<int> stitch_of;
+  const std::vector<std::array<int, 2>> stitch_pairs =
+      spec.stitches.empty() ? std::vector<std::array<int, 2>>{}
+                            : match_stitches(spec.path, spec.stitches, meshes, bases, &stitch_of);
+  meshes.clear();
+  for (size_t k = 0; k < stitch_pairs.size(); ++k)
+    for (int v : stitch_pairs[k])
+      if (vmotion[v] >= 0)
+        throw InputError(spec.path + ": stitches[" + std::to_string(stitch_of[k]) + "]: vertex " + std::to_string(v) +
+                         " of object '" + spec.objects[vobj[v]].name +
+                         "' is pinned (a stitched vertex must be free to move)");
 
   // 2. METIS on the vertex graph: the mesh triangles (obstacles join the cloth beside them
   // through it) + every set's stencils (the Hessian's pattern).
@@ -151,6 +171,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   for (const Tri& t : tris) elems.push_back({t[0], t[1], t[2]});
   for (const ElementSet& set : sets)
     for (int k = 0; k < set.size(); ++k) elems.emplace_back(set.stencil(k), set.stencil(k) + set.arity);
+  // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
+  for (const auto& p : stitch_pairs) elems.push_back({p[0], p[1]});
   VertexGraph g = build_vertex_graph(n, elems);
   // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
   // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
@@ -205,6 +227,10 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
     attach_kinematic_to_nearest(g, X, kinematic, part);
   }
+
+  // A stitch pair lives on one rank (b goes to a's part): its spring, its weld test and,
+  // once welded, its one unknown are then local to that rank.
+  for (const auto& p : stitch_pairs) part[p[1]] = part[p[0]];
 
   // 3. Renumber: solver id ordered by (part, input id), so each part is one block.
   s.input_of_solver.resize(n);
@@ -287,6 +313,16 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     if (set.size() == 0) continue;  // no object for this term
     for (int& v : set.vertices) v = s.solver_of_input[v];
     s.element_sets.push_back(std::move(set));
+  }
+  // Stitch springs start at a quarter of the pair's inertia stiffness m / dt^2 (m the mean
+  // of the two masses): the first step closes about a fifth of a free seam's gap, gently,
+  // and the doubling after every step that ends farther apart than dhat
+  // (methods/stitching.hpp) overtakes the cloth's own resistance within a few steps more.
+  for (const auto& p : stitch_pairs) {
+    s.stitches_input.push_back(p);
+    s.stitches.push_back({s.solver_of_input[p[0]], s.solver_of_input[p[1]]});
+    const double m = 0.5 * (s.mass[s.stitches.back()[0]] + s.mass[s.stitches.back()[1]]);
+    s.stitch_stiffness0.push_back(0.25 * m / (spec.dt * spec.dt));
   }
   for (int v = 0; v < n; ++v)
     if (!s.kinematic(v) && !(s.mass[v] > 0))

@@ -18,7 +18,9 @@ namespace weft {
 // Wavefront OBJ: `v x y z [...]`, `f a b c ...` and `l a b c ...` lines; face and line
 // corners may be `i`, `i/t`, `i//n` or `i/t/n`, negative indices count back from the last
 // vertex read (for faces and lines alike); polygons are fan-triangulated (v0, vk, vk+1).
-// Other statements (vt, vn, o, g, s, usemtl, ...) are ignored.
+// Texture coordinates (`vt u v`) are kept per triangle corner (TriMesh::triangle_uv) when
+// every face gives them (`i/t` or `i/t/n`); a bad or out-of-range texture index is an
+// error. Other statements (vn, o, g, s, usemtl, ...) are ignored.
 //   use = surface (default): 'f' lines required ("PATH: no faces ('f' lines) in the OBJ
 //     file"); 'l' lines are ignored, as they always were.
 //   use = rods: an `l v0 v1 ... vk` polyline adds the segments (v0, v1), ..., (vk-1, vk) in

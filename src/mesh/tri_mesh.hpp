@@ -25,6 +25,10 @@ struct TriMesh {
   std::vector<Edge> segments;
   // Tetrahedra {a, b, c, d}, positively oriented: (b-a) . ((c-a) x (d-a)) > 0 (volumes).
   std::vector<std::array<int, 4>> tets;
+  // Texture coordinates (OBJ 'vt') of each triangle's corners, parallel to `triangles`;
+  // empty unless every face of the file gives them. Orthotropic shells take their warp
+  // direction from them (u = warp, energy/warp_direction.hpp).
+  std::vector<std::array<Vec2, 3>> triangle_uv;
 };
 
 // What a caller uses a mesh for. It decides the emptiness checks of the readers and of

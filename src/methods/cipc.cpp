@@ -82,6 +82,10 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     CollisionSurface surf =
         build_collision_surface(scene.triangles, scene.triangle_object, object_offset, scene.num_vertices,
                                 scene.segments, scene.segment_object, scene.points, scene.point_object);
+    if (!scene.stitches.empty()) {
+      surf.twin.assign(scene.num_vertices, -1);
+      for (const auto& p : scene.stitches) surf.twin[p[0]] = p[1], surf.twin[p[1]] = p[0];
+    }
     contact_ = std::make_unique<ContactPotential>(scene, lv, *sys_, x_, std::move(surf));
   }
 
@@ -106,8 +110,25 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     elastic_.push_back(std::make_unique<EnergyTermPart>(*t));
     elastic.push_back(elastic_.back().get());
   }
+  if (!scene.stitches.empty()) {
+    // The stitch springs are elastic energy (h^2 scale); their Hessians use a slot cache
+    // past the element sets'.
+    stitching_ = std::make_unique<Stitching>(scene, lv, static_cast<int>(scene.element_sets.size()));
+    elastic.push_back(stitching_.get());
+    newton_->set_ties(&stitching_->ties());
+  }
   newton_->add_group(h_ * h_, std::move(elastic));
   if (contact_) newton_->add_global(contact_.get());
+}
+
+void CipcStepper::apply_ties() {
+  if (!stitching_) return;
+  // A welded copy's unknown is its partner's: its derivatives go to the partner's rows, its
+  // own row is the identity (LinearSystem::set_tied), the minimiser gives it the partner's
+  // step (set_ties), and contact writes its pairs into the partner's rows.
+  for (const auto& [copy, node] : stitching_->ties()) global_id_[copy] = global_id_[node];
+  sys_->set_tied(stitching_->owned_copies());
+  if (contact_) contact_->set_rows(stitching_->welded_count() > 0 ? &stitching_->row_of() : nullptr);
 }
 
 CipcStepper::~CipcStepper() {
@@ -218,7 +239,10 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   al_sq0_ = sq0;
 
   // The other kinematic vertices (pins, obstacle vertices within the tolerance) were cut
-  // with the same fraction; with the AL vertices held still they may go further.
+  // with the same fraction; with the AL vertices held still they may go further. The AL
+  // term is already on its vertices (kappa still 0): its multipliers must exist for the
+  // energy evaluations of this move.
+  al_->lambda.assign(3 * al_->owned.size(), 0.0);
   for (int l = 0; l < n_local; ++l) mask[l] = mask[l] && !al_free_[lv_.global_of_local(l)];
   move_toward(kin_target_, mask, xl);
 
@@ -279,7 +303,15 @@ double CipcStepper::max_strain() {
   return worst;
 }
 
-NamedValues CipcStepper::start_stats() { return {{"newton_iters", 0}, {"max_strain", max_strain()}}; }
+NamedValues CipcStepper::start_stats() {
+  NamedValues v = {{"newton_iters", 0}, {"max_strain", max_strain()}};
+  if (stitching_) {
+    LocalArray xa(x_);
+    v.push_back({"welded", double(stitching_->welded_count())});
+    v.push_back({"stitch_gap", stitching_->max_gap(xa.data())});
+  }
+  return v;
+}
 
 NamedValues CipcStepper::rank_totals() const {
   if (!contact_) return {};
@@ -307,6 +339,10 @@ NamedArrays CipcStepper::save() const {
     out.push_back({stiffness_name(*term), std::move(all)});
   }
   if (contact_) out.push_back({"contact_kappa", {contact_->kappa()}});
+  if (stitching_) {
+    out.push_back({"stitch.stiffness", stitching_->stiffness_all()});
+    out.push_back({"stitch.welded", stitching_->welded_all()});
+  }
   return out;
 }
 
@@ -326,6 +362,11 @@ void CipcStepper::load(const NamedArrays& arrays) {
     for (int i = 0; i < term->stencils().size(); ++i) (*k)[i] = all[term->stencils().element[i]];
   }
   if (contact_) contact_->set_kappa((*get("contact_kappa", 1))[0]);
+  if (stitching_) {
+    const size_t S = scene_.stitches.size();
+    stitching_->load(*get("stitch.stiffness", S), *get("stitch.welded", S));
+    apply_ties();
+  }
 }
 
 StepReport CipcStepper::step(double t) {
@@ -354,6 +395,10 @@ StepReport CipcStepper::step(double t) {
              {"al_vertices", double(st.al_vertices)},
              {"al_updates", double(st.al_updates)},
              {"al_kappa", st.al_kappa}};
+  if (stitching_) {
+    r.stats.push_back({"welded", double(st.welded)});
+    r.stats.push_back({"stitch_gap", st.stitch_gap});
+  }
   return r;
 }
 
@@ -393,6 +438,25 @@ StepStats CipcStepper::run_step(double t) {
   {
     LocalArray xa(x_), va(v_);
     for (int i = 0; i < 3 * n_local; ++i) va.data()[i] = (xa.data()[i] - x_prev_[i]) / h_;
+  }
+  if (stitching_) {
+    // Pairs within dhat weld (x, v of both to their mass-weighted mean), the others pull
+    // harder next step.
+    int welded_now = 0;
+    {
+      LocalArray xa(x_), va(v_);
+      welded_now = stitching_->end_step(xa.data(), va.data());
+    }
+    if (welded_now > 0) {
+      for (Vec w : {x_, v_}) {
+        check(VecGhostUpdateBegin(w, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateBegin");
+        check(VecGhostUpdateEnd(w, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateEnd");
+      }
+      apply_ties();
+    }
+    LocalArray xa(x_);
+    st.welded = stitching_->welded_count();
+    st.stitch_gap = stitching_->max_gap(xa.data());
   }
   st.max_strain = max_strain();
   {

@@ -22,6 +22,7 @@
 #include "energy/term.hpp"
 #include "methods/contact_potential.hpp"
 #include "methods/kinematic_al.hpp"
+#include "methods/stitching.hpp"
 #include "methods/stepper.hpp"
 #include "parallel/local_view.hpp"
 #include "solver/inertia_term.hpp"
@@ -45,6 +46,8 @@ struct StepStats : NewtonStats {
   int al_updates = 0;           // AL multiplier / stiffness updates this step
   double al_kappa = 0.0;        // AL stiffness at the end of the step (0: no AL this step)
   double contact_s = 0.0;       // broad phase + friction lag + CCD time (not barrier assembly)
+  int welded = 0;               // stitch pairs welded so far (global; with stitches)
+  double stitch_gap = 0.0;      // largest distance of a pair not yet welded, end of step
 };
 
 class CipcStepper final : public Stepper {
@@ -111,6 +114,8 @@ class CipcStepper final : public Stepper {
   double al_mass_ = 1.0, al_sq0_ = 0.0;
   std::unique_ptr<KinematicAl> al_;
   std::unique_ptr<NewtonMinimiser> newton_;
+  std::unique_ptr<Stitching> stitching_;  // with stitches: springs, welds, ties
+  void apply_ties();                      // unknown rows of welded copies (global_id_, system, contact)
 };
 
 }  // namespace weft

@@ -124,13 +124,17 @@ void ContactPotential::begin_iteration() {
     ContactScope scope(&model_->timers(), ContactPhase::Couplings);
     std::vector<std::pair<int, int>> couplings;
     model_->active_couplings(xf_, couplings);
+    map_couplings(couplings);
     // Hysteresis: a rebuild (new preallocation, and a new symbolic factorisation) is
     // triggered by the look-ahead reach, but grows the pattern to the pairs within
     // kCouplingSlack dhat, so pairs closing in over the next iterations find their
     // blocks there (drape_default: 45 -> 24 rebuilds in 154 iterations, twin drapes
     // at 2 ranks 56 -> 25). Not right after a rebuild: a pattern that grows at every
     // iteration (a settling pile) is rebuilt anyway, and the slack would only add fill.
-    if (!rebuilt_last_ && sys_.pattern_grows(couplings)) model_->active_couplings(xf_, couplings, kCouplingSlack);
+    if (!rebuilt_last_ && sys_.pattern_grows(couplings)) {
+      model_->active_couplings(xf_, couplings, kCouplingSlack);
+      map_couplings(couplings);
+    }
     rebuilt_last_ = sys_.set_contact_couplings(couplings);
     model_->timers().pattern_rebuilds += rebuilt_last_;
   }
@@ -138,10 +142,26 @@ void ContactPotential::begin_iteration() {
   seconds += seconds_since(t0);
 }
 
+void ContactPotential::map_couplings(std::vector<std::pair<int, int>>& couplings) const {
+  if (!row_of_) return;
+  size_t n = 0;
+  for (const auto& [r, c] : couplings) {
+    const int mr = (*row_of_)[r], mc = (*row_of_)[c];
+    if (mr != mc) couplings[n++] = {mr, mc};
+  }
+  couplings.resize(n);
+}
+
 void ContactPotential::assemble(LinearSystem& sys, double& acc) {
   // Contact pairs reach vertices anywhere: their gradient goes in by global index, summed
   // at the owner in a fixed order (LinearSystem::flush_rhs).
-  ContactSink sink = [&](int nv, const int* ids, const double* ge, const double* He) {
+  ContactSink sink = [&](int nv, const int* ids_in, const double* ge, const double* He) {
+    int mapped[4];
+    const int* ids = ids_in;
+    if (row_of_ && nv <= 4) {  // welded stitch copies write their partner's row
+      for (int a = 0; a < nv; ++a) mapped[a] = ids_in[a] >= 0 ? (*row_of_)[ids_in[a]] : ids_in[a];
+      ids = mapped;
+    }
     for (int a = 0; a < nv; ++a)
       if (ids[a] >= 0) sys.add_rhs(ids[a], ge + 3 * a);
     sys.add_block(nv, ids, He);

@@ -46,6 +46,9 @@ class ContactPotential final : public GlobalTerm {
   void end_step(double& min_distance, int& pairs);
 
   void set_free_kinematic(const std::vector<char>& free) { model_->set_free_kinematic(free); }
+  // Welded stitches: row_of[v] is the global row of vertex v's unknown (its partner's for a
+  // welded copy); null = every vertex its own row. Not owned.
+  void set_rows(const std::vector<int>* row_of) { row_of_ = row_of; }
   double kappa() const { return kappa_; }
   void set_kappa(double k) { kappa_ = k; }
   const ContactTimers& timers() const { return model_->timers(); }
@@ -56,6 +59,8 @@ class ContactPotential final : public GlobalTerm {
 
  private:
   void exchange_halo(Vec x, Vec p);
+  const std::vector<int>* row_of_ = nullptr;
+  void map_couplings(std::vector<std::pair<int, int>>& couplings) const;
   bool swept_shift(Vec p, Vec3& c);
 
   const Scene& scene_;

@@ -55,6 +55,7 @@ void check_initial_configuration(const Scene& scene) {
   mesh.segments = scene.segments;
   for (int o : scene.segment_object) mesh.segment_offset.push_back(scene.objects[o].offset);
   mesh.points = scene.points;
+  mesh.stitches = scene.stitches;  // a seam may start closed: its pairs are one vertex
   for (int o : scene.point_object) mesh.point_offset.push_back(scene.objects[o].offset);
   verify::FrameChecker checker(mesh, verify::Options{});
   verify::Stats st;

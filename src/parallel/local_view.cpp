@@ -34,6 +34,18 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
   }
   std::sort(ghost.begin(), ghost.end());
   ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+  // A stitched vertex's partner comes with it: once the pair is welded the two are one
+  // unknown, and a rank that sees one copy must read and write the other (b's derivatives
+  // go to a's slot). Both are owned by one rank, so an owned vertex's partner is owned.
+  if (!scene.stitches.empty()) {
+    std::vector<int> partner(scene.num_vertices, -1);
+    for (const auto& p : scene.stitches) partner[p[0]] = p[1], partner[p[1]] = p[0];
+    const size_t n0 = ghost.size();
+    for (size_t k = 0; k < n0; ++k)
+      if (partner[ghost[k]] >= 0) ghost.push_back(partner[ghost[k]]);
+    std::sort(ghost.begin(), ghost.end());
+    ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
+  }
   lv.ghosts = std::move(ghost);
 
   lv.local_of_global.assign(scene.num_vertices, -1);

@@ -94,6 +94,35 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   };
   for (const ElementSet& set : scene.element_sets)
     for (int k = 0; k < set.size(); ++k) add_stencil(set.stencil(k), set.arity);
+  if (!scene.stitches.empty()) {
+    // Stitches: the spring couples a and b; once welded, b's stencils write a's rows and
+    // columns (b becomes an identity row), so every stencil through b is also in the
+    // pattern with a in b's place.
+    std::vector<int> tie(scene.num_vertices, -1);
+    for (const auto& p : scene.stitches) {
+      add_stencil(p.data(), 2);
+      tie[p[1]] = p[0];
+    }
+    // Pairs weld one by one, so each vertex of such a stencil may be itself or its partner,
+    // independently of the others.
+    for (const ElementSet& set : scene.element_sets)
+      for (int k = 0; k < set.size(); ++k) {
+        const int* v = set.stencil(k);
+        bool any = false;
+        for (int a = 0; a < set.arity; ++a) any = any || tie[v[a]] >= 0;
+        if (!any) continue;
+        for (int a = 0; a < set.arity; ++a)
+          for (int b = 0; b < set.arity; ++b) {
+            const int ra[2] = {v[a], tie[v[a]]}, cb[2] = {v[b], tie[v[b]]};
+            for (int r : ra)
+              for (int c : cb) {
+                if (r < 0 || c < 0) continue;
+                const int rc[2] = {r, c};
+                add_stencil(rc, 2);
+              }
+          }
+      }
+  }
   for (int r = 0; r < n_owned; ++r) {
     auto& c = cols[r];
     c.push_back(lv.vbegin + r);  // diagonal always present (inertia / identity)
@@ -122,6 +151,8 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
   }
   nullspace_ = rigid_body_modes(lv.comm, coords, deformable);
   if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
+  null_coords_ = std::move(coords);
+  null_deformable_ = std::move(deformable);
 
   dynamic_vertices_ = 0;
   for (int v = lv.vbegin; v < lv.vend; ++v) dynamic_vertices_ += !scene.kinematic(v);
@@ -660,6 +691,23 @@ void LinearSystem::set_free_kinematic(const std::vector<int>& owned_ids) {
     if (!std::binary_search(free.begin(), free.end(), v)) kinematic_owned_.push_back(v);
 }
 
+void LinearSystem::set_tied(const std::vector<int>& owned_ids) {
+  tied_owned_ = owned_ids;
+  std::sort(tied_owned_.begin(), tied_owned_.end());
+  // GAMG's near null space: a welded copy's row is the identity, like a kinematic row, so
+  // the rigid modes leave it out (collective: every rank calls set_tied together).
+  if (nullspace_) {
+    std::vector<char> deformable = null_deformable_;
+    for (int v : tied_owned_) deformable[v - lv_.vbegin] = 0;
+    MatNullSpaceDestroy(&nullspace_);
+    nullspace_ = rigid_body_modes(lv_.comm, null_coords_, deformable);
+    if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");
+  }
+  // The tied copies' stencils (owned or ghost copies) now write their partners' blocks: the
+  // cached block slots (SlotCache) of every element are looked up again.
+  ++pattern_version_;
+}
+
 void LinearSystem::end_assembly() {
   if (values_[0]) {
     // Blocks of rows owned here that other ranks computed, in source-rank order.
@@ -672,6 +720,10 @@ void LinearSystem::end_assembly() {
     if (values_[p]) check(MatSeqAIJRestoreArray(part_[p], &values_[p]), "MatSeqAIJRestoreArray");
   values_[0] = values_[1] = nullptr;
   static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int v : tied_owned_) {  // welded stitch copies: their unknown is their partner's
+    PetscInt i = v;
+    check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
+  }
   for (int v : kinematic_owned_) {
     PetscInt i = v;
     check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");

@@ -54,6 +54,11 @@ class LinearSystem {
   // obstacles): their rows get what is assembled instead of the identity. Local, not
   // collective; the diagonal block is always in the pattern.
   void set_free_kinematic(const std::vector<int>& owned_ids);
+  // Owned vertices welded onto a stitch partner (the row a copy of the partner's unknown
+  // no longer has): rows of the identity until the next call. Invalidates the block slot
+  // caches and rebuilds GAMG's near null space without them: call it on every rank together
+  // whenever any rank's ties change (ghost copies count). Collective.
+  void set_tied(const std::vector<int>& owned_ids);
   // Contact couplings (row, col) of global vertex ids from this rank's pairs (rows may be
   // owned anywhere). Collective. Rebuilds the matrix when the pattern must grow; returns
   // whether it did.
@@ -122,6 +127,7 @@ class LinearSystem {
   KSP ksp_ = nullptr;
   std::vector<int> kinematic_owned_;   // owned kinematic rows that are the identity
   std::vector<int> kinematic_all_;     // every owned kinematic vertex
+  std::vector<int> tied_owned_;        // owned welded stitch copies (identity rows)
   std::vector<std::vector<int>> base_cols_;   // element pattern per owned block row
   std::vector<std::vector<int>> extra_cols_;  // contact couplings per owned block row
   std::vector<int> coupling_recv_;            // set_contact_couplings' (row, col) buffer
@@ -130,6 +136,8 @@ class LinearSystem {
   // Whether coupling_recv_ holds a block the pattern lacks, on any rank (collective).
   bool grows();
   MatNullSpace nullspace_ = nullptr;
+  std::vector<double> null_coords_;    // rest positions of the owned rows (near null space)
+  std::vector<char> null_deformable_;  // owned rows in it before any stitch weld
   bool first_solve_in_step_ = true;
   int pattern_kept_ = 0;
   int dynamic_vertices_ = 0;    // global count, fixed: picks the MUMPS ordering (configure_solver)        // steps that kept matrix, KSP and symbolic factorisation

@@ -139,6 +139,12 @@ double NewtonMinimiser::assemble(const double* xl) {
         if (global_id_[l] < 0) g[3 * l] = g[3 * l + 1] = g[3 * l + 2] = 0.0;
     }
   }
+  if (ties_ && !ties_->empty()) {
+    LocalArray ga(g_);
+    double* g = ga.data();
+    for (const auto& [copy, node] : *ties_)
+      for (int d = 0; d < 3; ++d) g[3 * node + d] += g[3 * copy + d], g[3 * copy + d] = 0.0;
+  }
   // Ghost rows belong to their owners: sum them there.
   check(VecGhostUpdateBegin(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateBegin");
   check(VecGhostUpdateEnd(g_, ADD_VALUES, SCATTER_REVERSE), "VecGhostUpdateEnd");
@@ -196,6 +202,11 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     PetscLogStagePush(stage_line_search_);
     check(VecGhostUpdateBegin(p_, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateBegin");
     check(VecGhostUpdateEnd(p_, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateEnd");
+    if (ties_ && !ties_->empty()) {
+      LocalArray pa(p_);
+      for (const auto& [copy, node] : *ties_)
+        for (int d = 0; d < 3; ++d) pa.data()[3 * copy + d] = pa.data()[3 * node + d];
+    }
     double pinf = 0.0, gp = 0.0;
     check(VecNorm(p_, NORM_INFINITY, &pinf), "VecNorm");
     check(VecDot(g_, p_, &gp), "VecDot");

@@ -16,6 +16,7 @@
 #pragma once
 #include <petscvec.h>
 
+#include <array>
 #include <vector>
 
 #include "energy/term.hpp"
@@ -167,6 +168,13 @@ class NewtonMinimiser {
   void add_global(GlobalTerm* term);
   // Vertices -> nodes (default: identity). Not owned.
   void set_node_map(const NodeMap* map) { map_ = map && !map->identity() ? map : nullptr; }
+  // Tied vertices (welded stitches, methods/stitching.hpp): local pairs (copy, node) where
+  // the copy's position IS the node vertex's, so the two are one unknown. The caller sets
+  // global_id[copy] = global_id[node] (its blocks land in the node's rows) and makes the
+  // copy's own row the identity (LinearSystem::set_tied); the minimiser moves the copy's
+  // gradient onto the node before summing ghosts, and gives the copy the node's step, so
+  // x[copy] == x[node] bit for bit in every iterate. Not owned; read at every iteration.
+  void set_ties(const std::vector<std::array<int, 2>>* ties) { ties_ = ties; }
 
   // Newton iterations from the current x; returns the iterations used.
   int minimise(NewtonStats& st);
@@ -193,6 +201,7 @@ class NewtonMinimiser {
   std::vector<Group> groups_;
   std::vector<GlobalTerm*> globals_;
   const NodeMap* map_ = nullptr;
+  const std::vector<std::array<int, 2>>* ties_ = nullptr;
   Vec p_ = nullptr, g_ = nullptr, rhs_ = nullptr;
   std::vector<double> trial_;       // local, line-search trial point
   std::vector<double> g_vertex_;    // non-identity map: the vertex gradient before pull-back

@@ -93,6 +93,10 @@ void merge(Stats& into, const Stats& from) {
 // FrameChecker
 
 FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(mesh), opt_(opt) {
+  if (!mesh.stitches.empty()) {
+    twin_.assign(mesh.num_vertices(), -1);
+    for (const Edge& e : mesh.stitches) twin_[e[0]] = e[1], twin_[e[1]] = e[0];
+  }
   const double nan = std::nan("");
   dm_inv_.assign(3 * mesh.triangles.size(), nan);
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
@@ -262,7 +266,7 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
     const Prim &a = prims[i], &b = prims[j];  // a.kind <= b.kind since i < j
     for (int u = 0; u < a.n; ++u)
       for (int w = 0; w < b.n; ++w)
-        if (a.v[u] == b.v[w]) return;  // adjacent: not checked
+        if (a.v[u] == b.v[w] || (!twin_.empty() && twin_[a.v[u]] == b.v[w])) return;  // adjacent: not checked
     ++s.candidate_pairs;
     const double offset = 0.5 * (a.offset + b.offset);
     // Lower bound on the distance: the gap between the raw boxes. A pair that can neither

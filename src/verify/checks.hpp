@@ -7,6 +7,7 @@
 //                 position are skipped by the geometric checks below)
 //   strain        largest singular value of each strain-limited triangle's 3x2 deformation
 //                 gradient F = [x1-x0, x2-x0] Dm^-1 <= strain_limit + tol_strain
+//   (stitched vertex pairs, /mesh/stitches, count as one vertex for "sharing" below)
 //   intersection  no two primitives sharing no vertex intersect: triangle-triangle and
 //                 segment-triangle by exact closed predicates (touching counts);
 //                 segment-segment when their distance < crossing_distance
@@ -100,6 +101,9 @@ class FrameChecker {
   const ResultMesh& mesh_;
   Options opt_;
   std::vector<Prim> prims_;
+  // Stitch partner per vertex (/mesh/stitches), -1 for none; empty without stitches. A
+  // stitched pair is one vertex: primitives through the two count as adjacent.
+  std::vector<int> twin_;
   std::vector<double> dm_inv_;  // 3 entries per triangle (upper-triangular 2x2), NaN = unlimited
   std::vector<double> rest_volume_;
   struct AnisoTri {

@@ -197,6 +197,8 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
       mesh_.point_offset = read_f64(f, path, "/mesh/point_offset", 0, &rows);
       check_len(path, "/mesh/point_offset", rows, p, "/mesh/points");
     }
+    if (exists(f, "/mesh/stitches"))
+      mesh_.stitches = to_index_rows<2>(read_i64(f, path, "/mesh/stitches", 2, nullptr), n, path, "/mesh/stitches");
     if (exists(f, "/mesh/tets"))
       mesh_.tets = to_index_rows<4>(read_i64(f, path, "/mesh/tets", 4, nullptr), n, path, "/mesh/tets");
 

@@ -22,6 +22,9 @@ struct ResultMesh {
   std::vector<int> points;                 // /mesh/points (P), optional
   std::vector<double> point_offset;        // /mesh/point_offset (P), required with points
   std::vector<std::array<int, 4>> tets;    // /mesh/tets (K,4), optional
+  // /mesh/stitches (S,2), optional: stitched vertex pairs, one vertex to the checks (the two
+  // are pulled together, then welded and written at one position).
+  std::vector<Edge> stitches;
   // Orthotropic shells, optional (all three or none): /mesh/warp_direction (T,3) rest-frame
   // warp per triangle (0 = not orthotropic), /mesh/strain_limit_warp and _weft (T) stretch
   // ratios (0 = none).

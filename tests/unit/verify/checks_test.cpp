@@ -409,3 +409,24 @@ TEST(VerifyFile, FramesSplitOverRanksGiveTheSameReport) {
   EXPECT_EQ(field(self.find("distance"), "frame"), 4);      // gap -0.01 (intersecting) < -0.006
   EXPECT_GT(field(self.find("distance"), "violations"), 300);  // frames 3 and 4
 }
+
+// Stitched pairs (/mesh/stitches) are one vertex: two sheets welded along a row, both copies
+// written at one position, are no 0-distance pair; without the stitches they are.
+TEST(VerifyFile, StitchedPairsAreOneVertex) {
+  Scene s;
+  // The next sheet along z, 2 offsets beyond the first at rest (frame 0), then welded.
+  s.add_sheet(kN, kN, kH, 0, 0.0, 0, kXi, kLimit);
+  s.add_sheet(kN, kN, kH, 0, 0.0, kH * (kN - 1) + 2 * kXi, kXi, kLimit);
+  for (int i = 0; i < kN; ++i) s.stitches.push_back({bottom(i, kN - 1), top(i, 0)});
+  s.frames.push_back(s.rest);
+  std::vector<Vec3> welded = s.rest;
+  for (const Edge& e : s.stitches) welded[e[1]] = welded[e[0]];  // one position, both copies
+  s.frames.push_back(welded);
+  const Report r = run("stitched", s);
+  EXPECT_TRUE(passed(r, "distance"));
+  EXPECT_TRUE(passed(r, "intersection"));
+  s.stitches.clear();
+  const Report bad = run("unstitched", s);
+  EXPECT_FALSE(passed(bad, "distance"));
+  EXPECT_FALSE(passed(bad, "intersection"));
+}

@@ -70,6 +70,7 @@ struct Scene {
   std::vector<Edge> segs;
   std::vector<double> seg_offset;
   std::vector<std::array<int, 4>> tets;
+  std::vector<Edge> stitches;  // /mesh/stitches, written when non-empty
   // Orthotropic triangles (written when warp is non-empty): warp direction, limits.
   std::vector<Vec3> warp;
   std::vector<double> limit_warp, limit_weft;
@@ -110,6 +111,11 @@ inline void write_scene(const std::string& path, const Scene& s) {
     for (const Edge& e : s.segs) segs.insert(segs.end(), {e[0], e[1]});
     w.i64("/mesh/segments", {s.segs.size(), 2}, segs);
     w.f64("/mesh/segment_offset", {s.segs.size()}, s.seg_offset);
+  }
+  if (!s.stitches.empty()) {
+    std::vector<std::int64_t> st;
+    for (const Edge& e : s.stitches) st.insert(st.end(), {e[0], e[1]});
+    w.i64("/mesh/stitches", {s.stitches.size(), 2}, st);
   }
   if (!s.tets.empty()) {
     std::vector<std::int64_t> tets;

@@ -23,6 +23,7 @@ CONFIGS = {
     "drape_default": ["--case", "cases/drape_default.yaml", "--warmup", "0", "--frames", "8"],
     "drape_soft": ["--case", "bench/cases/drape_soft.yaml", "--warmup", "8", "--frames", "3"],
     "hang_two_corners 128^2": ["--case", "cases/hang_two_corners.yaml", "--res", "128", "--warmup", "0", "--frames", "2"],
+    "cloth_stack": ["--case", "cases/cloth_stack.yaml", "--warmup", "0", "--frames", "6"],
     "particles 10K": ["--case", "cases/particles_on_cloth.yaml", "--warmup", "12", "--frames", "1"] + PARTICLES_10K,
 }
 

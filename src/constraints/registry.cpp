@@ -1,5 +1,6 @@
 #include "constraints/registry.hpp"
 
+#include "core/comma_list.hpp"
 #include "io/case_spec.hpp"
 
 namespace weft {
@@ -22,16 +23,7 @@ const std::vector<const ConstraintFactory*>& constraint_registry() {
   return all;
 }
 
-bool constraint_serves(const ConstraintFactory& f, const std::string& method) {
-  const std::string list = f.methods;
-  for (size_t b = 0; b <= list.size();) {
-    size_t e = list.find(',', b);
-    if (e == std::string::npos) e = list.size();
-    if (list.compare(b, e - b, method) == 0) return true;
-    b = e + 1;
-  }
-  return false;
-}
+bool constraint_serves(const ConstraintFactory& f, const std::string& method) { return in_comma_list(f.methods, method); }
 
 std::vector<const ConstraintFactory*> constraints_for(ObjectKind kind, const std::string& method) {
   std::vector<const ConstraintFactory*> out;

@@ -17,12 +17,10 @@ void build_rod(const ConstraintBuild& b, int o, ConstraintLists& out) {
   const Scene& s = b.scene;
   const PbdSpec& p = b.spec;
   const std::vector<Vec3>& Xin = b.rest_input;
-  auto in = [&](int solver) { return s.input_of_solver[solver]; };
-  auto sv = [&](int input) { return s.solver_of_input[input]; };
   const MaterialSpec& mat = s.spec.objects[o].material;
   std::vector<Edge> segs;
   for (size_t k = 0; k < s.segments.size(); ++k)
-    if (s.segment_object[k] == o) segs.push_back({in(s.segments[k][0]), in(s.segments[k][1])});
+    if (s.segment_object[k] == o) segs.push_back({s.input_of(s.segments[k][0]), s.input_of(s.segments[k][1])});
   const double r = mat.radius, EA = mat.youngs * M_PI * r * r, EI = mat.youngs * M_PI * r * r * r * r / 4;
   if (b.xpbd && !(r > 0) && (p.compliance < 0 || p.bending_compliance < 0))
     throw InputError(s.spec.path + ": objects[" + std::to_string(o) +
@@ -31,14 +29,14 @@ void build_rod(const ConstraintBuild& b, int o, ConstraintLists& out) {
   for (const Edge& e : segs) {
     const double L = (Xin[e[1]] - Xin[e[0]]).norm();
     const double ae = r > 0 ? L / EA : 0.0;
-    out.stretch.add({sv(e[0]), sv(e[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
+    out.stretch.add({s.solver_of(e[0]), s.solver_of(e[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
   }
   for (const auto& tr : rod_bend_triples(segs, Xin)) {
     Stencil3<3> Xs;
     for (int a = 0; a < 3; ++a) Xs.col(a) = Xin[tr[a]];
     const double l = 0.5 * ((Xs.col(1) - Xs.col(0)).norm() + (Xs.col(2) - Xs.col(1)).norm());
     const double ae = r > 0 ? l * l * l / (9.0 * EI) : 0.0;
-    out.rod_bend.add({sv(tr[0]), sv(tr[1]), sv(tr[2])}, make_three_point_bend_rest(Xs).h0,
+    out.rod_bend.add({s.solver_of(tr[0]), s.solver_of(tr[1]), s.solver_of(tr[2])}, make_three_point_bend_rest(Xs).h0,
                      p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);
   }
 }

@@ -17,8 +17,6 @@ void build_shell(const ConstraintBuild& b, int o, ConstraintLists& out) {
   const Scene& s = b.scene;
   const PbdSpec& p = b.spec;
   const std::vector<Vec3>& Xin = b.rest_input;
-  auto in = [&](int solver) { return s.input_of_solver[solver]; };
-  auto sv = [&](int input) { return s.solver_of_input[input]; };
   const MaterialSpec& mat = s.spec.objects[o].material;
   // Edges and hinges from the topology over input ids (edges sorted by input ids, hinges in
   // edge order: the input order, the same at every rank count).
@@ -26,7 +24,7 @@ void build_shell(const ConstraintBuild& b, int o, ConstraintLists& out) {
   m.vertices = Xin;
   for (size_t t = 0; t < s.triangles.size(); ++t)
     if (s.triangle_object[t] == o)
-      m.triangles.push_back({in(s.triangles[t][0]), in(s.triangles[t][1]), in(s.triangles[t][2])});
+      m.triangles.push_back({s.input_of(s.triangles[t][0]), s.input_of(s.triangles[t][1]), s.input_of(s.triangles[t][2])});
   if (m.triangles.empty()) return;
   const MeshTopology topo = build_topology(m);
   // Pressure (001 sec. 4.4): only a closed surface encloses a volume; on an open one C
@@ -59,8 +57,8 @@ void build_shell(const ConstraintBuild& b, int o, ConstraintLists& out) {
     double A = area(topo.edge_triangles[e][0]);
     if (topo.edge_triangles[e][1] >= 0) A += area(topo.edge_triangles[e][1]);
     const double ae = L * L / (mat.youngs * mat.thickness * A / 3.0);
-    out.stretch.add({sv(ed[0]), sv(ed[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
-    if (p.strain_limit) out.clamp.add({sv(ed[0]), sv(ed[1])}, L, 0.0, 0.0);
+    out.stretch.add({s.solver_of(ed[0]), s.solver_of(ed[1])}, L, p.compliance >= 0 ? p.compliance : ae, ae);
+    if (p.strain_limit) out.clamp.add({s.solver_of(ed[0]), s.solver_of(ed[1])}, L, 0.0, 0.0);
   }
   // Bending (material bending_youngs 0 disables it, as for cipc): discrete shells'
   // k_b = E_b t^3 / (24 (1 - nu^2)) gives the dihedral compliance 1 / (2 w),
@@ -76,7 +74,7 @@ void build_shell(const ConstraintBuild& b, int o, ConstraintLists& out) {
     const int e = topo.hinge_edge[h];
     const double A = area(topo.edge_triangles[e][0]) + area(topo.edge_triangles[e][1]);
     const double el2 = (Xs.col(1) - Xs.col(0)).squaredNorm();
-    const std::initializer_list<int> st = {sv(hv[0]), sv(hv[1]), sv(hv[2]), sv(hv[3])};
+    const std::initializer_list<int> st = {s.solver_of(hv[0]), s.solver_of(hv[1]), s.solver_of(hv[2]), s.solver_of(hv[3])};
     if (bend.type == ConstraintType::Dihedral) {
       const double ae = 1.0 / (2.0 * kb * 3.0 * el2 / A);
       bend.add(st, make_dihedral_rest(Xs).psi0, p.bending_compliance >= 0 ? p.bending_compliance : ae, ae);

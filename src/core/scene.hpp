@@ -36,6 +36,8 @@ struct Scene {
   std::vector<int> vertex_range;       // size ranks+1
   std::vector<int> input_of_solver;    // solver id -> input id (case order)
   std::vector<int> solver_of_input;    // input id -> solver id
+  int input_of(int solver) const { return input_of_solver[solver]; }
+  int solver_of(int input) const { return solver_of_input[input]; }
   std::vector<int> partition;          // owning rank per solver vertex
 
   std::vector<Vec3> rest;              // solver order, placed in the world at t = 0

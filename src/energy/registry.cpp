@@ -1,5 +1,7 @@
 #include "energy/registry.hpp"
 
+#include "core/comma_list.hpp"
+
 namespace weft {
 
 // Defined in the terms' own files.
@@ -37,15 +39,8 @@ const std::vector<const TermFactory*>& term_registry() {
 }
 
 bool term_serves(const TermFactory& f, const std::string& method) {
-  const std::string list = f.methods;
-  if (list.empty()) return method == "cipc";
-  for (size_t b = 0; b <= list.size();) {
-    size_t e = list.find(',', b);
-    if (e == std::string::npos) e = list.size();
-    if (list.compare(b, e - b, method) == 0) return true;
-    b = e + 1;
-  }
-  return false;
+  if (f.methods[0] == '\0') return method == "cipc";
+  return in_comma_list(f.methods, method);
 }
 
 std::vector<const TermFactory*> terms_for(ObjectKind kind, const std::string& model, const std::string& method) {

@@ -133,15 +133,6 @@ void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&&
 // all >= -kInside (a small overlap so that a vertex over a convex edge meets both faces).
 constexpr double kInside = 0.05;
 
-bool barycentric_inside(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c) {
-  const Vec3 e0 = b - a, e1 = c - a, d = y - a;
-  const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1), d20 = d.dot(e0), d21 = d.dot(e1);
-  const double den = d00 * d11 - d01 * d01;
-  if (!(den > 0)) return false;
-  const double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
-  return v >= -kInside && w >= -kInside && 1 - v - w >= -kInside;
-}
-
 }  // namespace
 
 PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
@@ -536,7 +527,7 @@ void PbdStepper::project_collisions(double* x) {
     // with q_c on the face; k = 1, alpha = 0). Tested at the current position, so a vertex
     // that the other constraints drag into the obstacle is caught too.
     const double C = (p - c.a).dot(c.n) - h;
-    if (C < 0 && barycentric_inside(p, c.a, c.b, c.c)) {
+    if (C < 0 && projects_into_triangle(p, c.a, c.b, c.c, kInside)) {
       p -= C * c.n, c.hit = true;
       if (!cheb_contact_.empty()) cheb_contact_[c.l] = 1;
     }

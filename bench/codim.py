@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Codimensional benchmark (issue 17): rods, particles and shells in one barrier.
 
-For noodles (100 rods x 100 segments in a bowl), sprinkles (5,202 single-segment rods
+For noodles (100 rods x 100 segments in a bowl), squishy_ball and all_in (issue 19: tets,
+cloth, rods and particles in one scene), sprinkles (5,202 single-segment rods
 poured into a bowl) and particles_on_cloth (a particle column on a corner-pinned cloth),
 at 1 and 2 ranks: time per step and per Newton iteration, contact pairs, and the time split
 (linear solve, elastic assembly, every contact phase). Plus particle scaling: the
@@ -41,6 +42,11 @@ CONFIGS = {
     "sprinkles x2": ("cases/sprinkles.yaml", [], 2, 10, 2),
     "particles 50K x1": ("cases/particles_on_cloth.yaml", [], 1, 12, 2),
     "particles 50K x2": ("cases/particles_on_cloth.yaml", [], 2, 12, 2),
+    # every codimension in one scene (issue 19): tet ball on 5 cloths; tets + cloth + particles on a rod net
+    "squishy_ball x1": ("cases/squishy_ball.yaml", [], 1, 30, 3),
+    "squishy_ball x2": ("cases/squishy_ball.yaml", [], 2, 30, 3),
+    "all_in x1": ("cases/all_in.yaml", [], 1, 30, 3),
+    "all_in x2": ("cases/all_in.yaml", [], 2, 30, 3),
     # scaling: the same column, shorter (same spacing), the same warm-up
     "particles 10K x1": ("cases/particles_on_cloth.yaml",
                          [f"{PARTICLES}=[10,100,10]", "objects.1.mesh.size=[0.036,0.396,0.036]",

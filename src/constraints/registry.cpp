@@ -1,6 +1,8 @@
 #include "constraints/registry.hpp"
 
 #include "core/comma_list.hpp"
+#include "core/error.hpp"
+#include "core/scene.hpp"
 #include "io/case_spec.hpp"
 
 namespace weft {
@@ -30,6 +32,21 @@ std::vector<const ConstraintFactory*> constraints_for(ObjectKind kind, const std
   for (const ConstraintFactory* f : constraint_registry())
     if (f->kind == kind && constraint_serves(*f, method)) out.push_back(f);
   return out;
+}
+
+void require_constraints(const ConstraintBuild& b) {
+  for (const ObjectParams& o : b.scene.objects)
+    if (!o.scripted && constraints_for(o.kind, b.method()).empty())
+      throw InputError(b.scene.spec.path + ": method: " + b.method() + " does not support kind '" +
+                       to_string(o.kind) + "' (object '" + o.name + "') yet");
+}
+
+void build_constraints(const ConstraintBuild& b, ConstraintLists& out) {
+  for (const ConstraintFactory* f : constraint_registry()) {
+    if (!f->build || !constraint_serves(*f, b.method())) continue;
+    for (size_t o = 0; o < b.scene.objects.size(); ++o)
+      if (b.scene.objects[o].kind == f->kind && !b.scene.objects[o].scripted) f->build(b, static_cast<int>(o), out);
+  }
 }
 
 }  // namespace weft

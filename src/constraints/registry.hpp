@@ -77,7 +77,15 @@ struct ConstraintFactory {
 // order of the loops this replaced, so constraint numbers and results are unchanged).
 const std::vector<const ConstraintFactory*>& constraint_registry();
 bool constraint_serves(const ConstraintFactory& f, const std::string& method);
-// The registrations serving `kind` under `method` (empty: the stepper refuses the object).
+// The registrations serving `kind` under `method` (empty: no constraint moves such an object).
 std::vector<const ConstraintFactory*> constraints_for(ObjectKind kind, const std::string& method);
+
+// Throws InputError naming the case file and the object when a non-scripted object has no
+// registration serving b.method() (scripted objects follow their motion and need none).
+void require_constraints(const ConstraintBuild& b);
+
+// Every registration serving b.method(), over the non-scripted objects of its kind, in
+// registry order (the numbering order of the constraints, hence of the colouring).
+void build_constraints(const ConstraintBuild& b, ConstraintLists& out);
 
 }  // namespace weft

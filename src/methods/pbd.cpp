@@ -137,12 +137,11 @@ constexpr double kInside = 0.05;
 
 PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     : scene_(scene), lv_(lv), xpbd_(xpbd), spec_(xpbd ? scene.spec.xpbd : scene.spec.pbd) {
-  // An object moves by its constraints: refused when no registration serves its kind
-  // (scripted objects follow their motion and need none).
-  for (const ObjectParams& o : scene.objects)
-    if (!o.scripted && constraints_for(o.kind, xpbd ? "xpbd" : "pbd").empty())
-      throw InputError(scene.spec.path + ": method: " + (xpbd ? "xpbd" : "pbd") + " does not support kind '" +
-                       to_string(o.kind) + "' (object '" + o.name + "') yet");
+  // An object moves by its constraints: refused when no registration serves it.
+  {
+    const std::vector<Vec3> none;
+    require_constraints(ConstraintBuild{scene, spec_, xpbd_, none});
+  }
   n_owned_ = lv.num_owned();
   if (!xpbd_) {
     k_stretch_ = pbd_stiffness(spec_.stretch_stiffness, spec_.iterations);
@@ -226,15 +225,8 @@ void PbdStepper::build_constraints() {
   std::vector<Vec3> Xin(n);
   for (int i = 0; i < n; ++i) Xin[i] = s.rest[s.solver_of_input[i]];
 
-  // Every registration serving the method, over the objects of its kind, in registry
-  // order (the numbering order of the constraints, hence of the colouring).
   ConstraintLists lists(spec_);
-  const ConstraintBuild cb{s, spec_, xpbd_, Xin};
-  for (const ConstraintFactory* f : constraint_registry()) {
-    if (!f->build || !constraint_serves(*f, xpbd_ ? "xpbd" : "pbd")) continue;
-    for (size_t o = 0; o < s.objects.size(); ++o)
-      if (s.objects[o].kind == f->kind && !s.objects[o].scripted) f->build(cb, static_cast<int>(o), lists);
-  }
+  weft::build_constraints(ConstraintBuild{s, spec_, xpbd_, Xin}, lists);
   for (ConstraintList* l : {&lists.stretch, &lists.bend, &lists.rod_bend, &lists.clamp}) {
     groups_.push_back(std::make_unique<Group>());
     static_cast<ConstraintList&>(*groups_.back()) = std::move(*l);

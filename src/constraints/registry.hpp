@@ -61,7 +61,11 @@ struct ConstraintBuild {
   const PbdSpec& spec;
   bool xpbd;
   const std::vector<Vec3>& rest_input;
+  // The current triangles (solver ids, case order) when tearing changed them (tearing.hpp);
+  // null: the scene's.
+  const std::vector<Tri>* triangles = nullptr;
   const char* method() const { return xpbd ? "xpbd" : "pbd"; }
+  const std::vector<Tri>& tris() const;
 };
 
 struct ConstraintFactory {

@@ -20,25 +20,34 @@ void build_shell(const ConstraintBuild& b, int o, ConstraintLists& out) {
   const MaterialSpec& mat = s.spec.objects[o].material;
   // Edges and hinges from the topology over input ids (edges sorted by input ids, hinges in
   // edge order: the input order, the same at every rank count).
+  // The current triangles (tearing changes their corners, tearing.hpp).
+  const std::vector<Tri>& cur = b.tris();
   TriMesh m;
   m.vertices = Xin;
-  for (size_t t = 0; t < s.triangles.size(); ++t)
-    if (s.triangle_object[t] == o)
-      m.triangles.push_back({s.input_of(s.triangles[t][0]), s.input_of(s.triangles[t][1]), s.input_of(s.triangles[t][2])});
+  for (size_t t = 0; t < cur.size(); ++t)
+    if (s.triangle_object[t] == o) m.triangles.push_back({s.input_of(cur[t][0]), s.input_of(cur[t][1]), s.input_of(cur[t][2])});
   if (m.triangles.empty()) return;
   const MeshTopology topo = build_topology(m);
   // Pressure (001 sec. 4.4): only a closed surface encloses a volume; on an open one C
   // depends on the origin and the projection would push the whole sheet around.
   if (p.pressure > 0) {
-    if (!topo.boundary_edges.empty())
+    TriMesh m0;  // the scene's mesh: refused when open; once torn open, the gas escapes (no constraint)
+    m0.vertices = Xin;
+    for (size_t t = 0; t < s.triangles.size(); ++t)
+      if (s.triangle_object[t] == o)
+        m0.triangles.push_back({s.input_of(s.triangles[t][0]), s.input_of(s.triangles[t][1]), s.input_of(s.triangles[t][2])});
+    const size_t open0 = build_topology(m0).boundary_edges.size();
+    if (open0 > 0)
       throw InputError(s.spec.path + ": " + b.method() + ".pressure: object '" + s.objects[o].name +
-                       "' is an open mesh (" + std::to_string(topo.boundary_edges.size()) +
+                       "' is an open mesh (" + std::to_string(open0) +
                        " boundary edges); the pressure constraint needs closed shells");
+  }
+  if (p.pressure > 0 && topo.boundary_edges.empty()) {
     VolumeConstraint v;
     v.object = o;
     std::vector<Tri> tris;
-    for (size_t t = 0; t < s.triangles.size(); ++t)
-      if (s.triangle_object[t] == o) tris.push_back(s.triangles[t]);
+    for (size_t t = 0; t < cur.size(); ++t)
+      if (s.triangle_object[t] == o) tris.push_back(cur[t]);
     v.target = p.pressure * closed_mesh_volume6(Eigen::Map<const Eigen::Matrix3Xd>(s.rest[0].data(), 3,
                                                                                   s.num_vertices),
                                                 tris);

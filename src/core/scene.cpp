@@ -7,6 +7,12 @@
 
 namespace weft {
 
+double Scene::tear_stretch() const {
+  if (spec.method == "pbd") return spec.pbd.tear_stretch;
+  if (spec.method == "xpbd") return spec.xpbd.tear_stretch;
+  return 0.0;
+}
+
 int Scene::owner_of(int v) const {
   auto it = std::upper_bound(vertex_range.begin(), vertex_range.end(), v);
   return static_cast<int>(it - vertex_range.begin()) - 1;

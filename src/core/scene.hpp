@@ -28,6 +28,11 @@ struct ObjectParams {
   double limit_warp = 0, limit_weft = 0;
   double offset = 0;
   double friction = 0;
+  // Tearing (pbd/xpbd `tear_stretch` > 0, shells): spare vertices allocated up front, input
+  // ids [spare_first, spare_first + spare_count) at the end of the object's range. They sit at
+  // the object's first vertex, belong to no element and have no mass until a split takes one.
+  int spare_first = -1;
+  int spare_count = 0;
 };
 
 struct Scene {
@@ -84,6 +89,13 @@ struct Scene {
   // Stencils of the sets evaluated by the term registered under this name (reports).
   long count_stencils(const char* term) const;
   bool kinematic(int v) const { return vertex_motion[v] >= 0; }
+  // A tearing spare (ObjectParams::spare_first), used or not.
+  bool is_spare(int v) const {
+    const ObjectParams& o = objects[vertex_object[v]];
+    return o.spare_count > 0 && input_of_solver[v] >= o.spare_first;
+  }
+  // The tear threshold of the case's method (pbd/xpbd `tear_stretch`; 0 = off).
+  double tear_stretch() const;
 };
 
 }  // namespace weft

@@ -747,9 +747,7 @@ void parse_springs(const Ctx& c, const MapNode& top, CaseSpec& s) {
   }
 }
 
-// The `pbd:` / `xpbd:` block (issue 18; DESIGN.md "Position-based methods"). Keys of later
-// parts (tear_stretch) are validated, then
-// refused with "not supported yet" when set to anything but their default.
+// The `pbd:` / `xpbd:` block (issue 18; DESIGN.md "Position-based methods").
 PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   PbdSpec p;
   p.iterations = m.integer("iterations", p.iterations, 1, 1000000, "an integer in [1, 1000000]");
@@ -795,12 +793,8 @@ PbdSpec parse_pbd(const Ctx& c, const MapNode& m, bool xpbd) {
   }
   if (m.has("integrator"))
     p.integrator = to_choice(c, m.get("integrator"), m.at("integrator"), {"euler", "bdf2"});
-  auto later = [&](const char* key, bool set) {
-    if (set) c.fail(m.at(key), "is not supported yet (leave it at its default)");
-  };
   if (p.chebyshev && p.solver != "jacobi")
     c.fail(m.at("chebyshev"), "accelerates the Jacobi sweeps: it needs solver: jacobi");
-  later("tear_stretch", p.tear_stretch != 0);
   return p;
 }
 

@@ -155,7 +155,7 @@ struct PbdSpec {
   bool self_collision = false;     // cloth self-collision (001 sec. 4.3), thickness max(thickness, contact.dhat)
   double thickness = 0.0;          // m, collision thickness
   double restitution = 0.0;        // in [0, 1]
-  double tear_stretch = 0.0;       // 0 = off; not supported yet
+  double tear_stretch = 0.0;       // 0 = off; else the stretch ratio > 1 past which an edge tears
   double pressure = 0.0;           // k_pressure (001 eq. 14), 0 = off; closed shells only
   double strain_min = 0.0, strain_max = 0.0;  // strain_limit: [sigma_min, sigma_max]; 0, 0 = none
   bool strain_limit = false;

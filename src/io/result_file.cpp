@@ -358,6 +358,11 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
       strain_ratio_ = true;
     }
   }
+  // Tearing (spares allocated): each frame's triangle corners, input ids; /mesh/triangles
+  // stays the frame-0 topology.
+  for (const ObjectParams& op : scene.objects) torn_ = torn_ || op.spare_count > 0;
+  if (torn_ && T > 0) create_frame_series(frames, "triangles", H5T_NATIVE_LLONG, {hsize_t(T), 3});
+  torn_ = torn_ && T > 0;
   hid_t stats = H5Gcreate2(frames, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   H5Gclose(stats);
   H5Gclose(frames);
@@ -378,7 +383,9 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   // which optional fields it carries, so the continued file has the same layout.
   velocities_ = H5Lexists(file_, "/frames/velocities", H5P_DEFAULT) > 0;
   strain_ratio_ = H5Lexists(file_, "/frames/strain_ratio", H5P_DEFAULT) > 0;
+  torn_ = H5Lexists(file_, "/frames/triangles", H5P_DEFAULT) > 0;
   set_frames(file_, "/frames/positions", keep_frames);
+  if (torn_) set_frames(file_, "/frames/triangles", keep_frames);
   set_frames(file_, "/frames/time", keep_frames);
   if (velocities_) set_frames(file_, "/frames/velocities", keep_frames);
   if (strain_ratio_) set_frames(file_, "/frames/strain_ratio", keep_frames);
@@ -414,11 +421,11 @@ void ResultFile::open_scatter() {
   VecDestroy(&layout);
   ISDestroy(&is_from);
   ISDestroy(&is_to);
-  if (!strain_ratio_) return;
   // Triangles: from the ones this rank evaluates (LocalView) to an even split in case order.
   const int T = static_cast<int>(scene_.triangles.size()), nloc = static_cast<int>(lv_.triangles.size());
   tri_begin_ = static_cast<int>((long long)T * lv_.rank / lv_.ranks);
   tri_end_ = static_cast<int>((long long)T * (lv_.rank + 1) / lv_.ranks);
+  if (!strain_ratio_ || torn_) return;  // torn: computed from the whole positions (torn_strain_ratios)
   VecCreateMPI(lv_.comm, nloc, T, &tri_local_);
   VecCreateMPI(lv_.comm, tri_end_ - tri_begin_, T, &tri_natural_);
   PetscInt lo = 0;
@@ -471,6 +478,41 @@ void ResultFile::strain_ratios(Vec x, std::vector<float>& out) {
   VecRestoreArrayRead(tri_natural_, &nat);
 }
 
+// Tearing: the triangles' corners change, so LocalView's local triangles are stale. Each
+// rank gathers the whole positions (input order) and evaluates its natural block of
+// triangles with their current corners; the rest shape of triangle t is the frame-0 one (a
+// spare replaces a vertex with the same rest position).
+void ResultFile::torn_strain_ratios(const std::vector<double>& natural, const std::vector<Tri>& tris,
+                                    std::vector<float>& out) {
+  const int n = scene_.num_vertices;
+  std::vector<int> counts(lv_.ranks), displs(lv_.ranks);
+  for (int r = 0; r < lv_.ranks; ++r) {
+    const int b = static_cast<int>((long long)n * r / lv_.ranks), e = static_cast<int>((long long)n * (r + 1) / lv_.ranks);
+    counts[r] = 3 * (e - b), displs[r] = 3 * b;
+  }
+  std::vector<double> all(3 * static_cast<size_t>(n));
+  MPI_Allgatherv(natural.data(), 3 * (nat_end_ - nat_begin_), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                 MPI_DOUBLE, lv_.comm);
+  out.resize(tri_end_ - tri_begin_);
+  for (int t = tri_begin_; t < tri_end_; ++t) {
+    Vec9 xt;
+    for (int i = 0; i < 3; ++i)
+      for (int d = 0; d < 3; ++d) xt[3 * i + d] = all[3 * static_cast<size_t>(scene_.input_of(tris[t][i])) + d];
+    const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
+    const Vec3& warp = scene_.triangle_warp[t];
+    if (warp.squaredNorm() > 0 && (op.limit_warp > 0 || op.limit_weft > 0)) {
+      const Tri& tg = scene_.triangles[t];
+      const Vec2 s = warp_weft_stretch(
+          xt, make_aligned_tri_rest(scene_.rest[tg[0]], scene_.rest[tg[1]], scene_.rest[tg[2]], warp));
+      out[t - tri_begin_] = static_cast<float>(
+          std::max(op.limit_warp > 0 ? s[0] / op.limit_warp : 0.0, op.limit_weft > 0 ? s[1] / op.limit_weft : 0.0));
+      continue;
+    }
+    const double limit = op.strain_limit;
+    out[t - tri_begin_] = static_cast<float>(max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0));
+  }
+}
+
 void ResultFile::to_natural(Vec x, std::vector<double>& out) {
   VecScatterBegin(scatter_, x, natural_, INSERT_VALUES, SCATTER_FORWARD);
   VecScatterEnd(scatter_, x, natural_, INSERT_VALUES, SCATTER_FORWARD);
@@ -480,16 +522,28 @@ void ResultFile::to_natural(Vec x, std::vector<double>& out) {
   VecRestoreArrayRead(natural_, &a);
 }
 
-void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats) {
+void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats, const std::vector<Tri>* triangles) {
   std::vector<double> rows;
   to_natural(x, rows);
   write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows);
+  const std::vector<Tri>& tris = triangles ? *triangles : scene_.triangles;
+  if (torn_) {
+    std::vector<long long> corners;
+    for (int t = tri_begin_; t < tri_end_; ++t)
+      for (int v : tris[t]) corners.push_back(scene_.input_of(v));
+    write_frame_rows(file_, "/frames/triangles", H5T_NATIVE_LLONG, frames_, tri_begin_, tri_end_, 3, corners);
+  }
+  if (strain_ratio_ && torn_) {
+    std::vector<float> ratio;
+    torn_strain_ratios(rows, tris, ratio);
+    write_frame_rows(file_, "/frames/strain_ratio", H5T_NATIVE_FLOAT, frames_, tri_begin_, tri_end_, 1, ratio);
+  }
   if (velocities_) {
     to_natural(v, rows);
     const std::vector<float> vf(rows.begin(), rows.end());  // a field to colour by: single precision
     write_frame_rows(file_, "/frames/velocities", H5T_NATIVE_FLOAT, frames_, nat_begin_, nat_end_, 3, vf);
   }
-  if (strain_ratio_) {
+  if (strain_ratio_ && !torn_) {
     std::vector<float> ratio;
     strain_ratios(x, ratio);
     write_frame_rows(file_, "/frames/strain_ratio", H5T_NATIVE_FLOAT, frames_, tri_begin_, tri_end_, 1, ratio);
@@ -511,7 +565,8 @@ void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats
   }
   H5Gclose(sg);
   const std::int64_t n = scene_.num_vertices, T = static_cast<std::int64_t>(scene_.triangles.size());
-  bytes_ += 24 * n + (velocities_ ? 12 * n : 0) + (strain_ratio_ ? 4 * T : 0) + 8 * (1 + std::int64_t(stats.size()));
+  bytes_ += 24 * n + (velocities_ ? 12 * n : 0) + (strain_ratio_ ? 4 * T : 0) + (torn_ ? 24 * T : 0) +
+            8 * (1 + std::int64_t(stats.size()));
   ++frames_;
   set_attr<int>(file_, "frames_written", H5T_NATIVE_INT, frames_);
   H5Fflush(file_, H5F_SCOPE_GLOBAL);
@@ -634,6 +689,8 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
     if (topologies) (*topologies)[o] = std::move(topo);
     b.view_group = "/view/object" + std::to_string(o);
     if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
+    // A tearing object's corners change per frame (/frames/triangles, global input ids).
+    b.frame_topology = scene.objects[o].spare_count > 0 && b.cell == XdmfCell::Triangle && b.first_triangle >= 0;
   }
   return blocks;
 }
@@ -669,6 +726,7 @@ void ResultFile::write_xdmf() const {
   L.num_triangles = static_cast<long long>(scene_.triangles.size());
   L.velocities = velocities_;
   L.strain_ratio = strain_ratio_;
+  L.frame_triangles = torn_;
   // Times and statistics as the file holds them (a restarted run wrote part of them).
   L.times.resize(frames_);
   hid_t ts = H5Dopen2(file_, "/frames/time", H5P_DEFAULT);

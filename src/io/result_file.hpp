@@ -36,7 +36,9 @@ class ResultFile {
 
   // Append one frame: positions (and, as output.fields asks, velocities and per-triangle
   // strain ratios) from the solver-order ghosted Vecs x and v, plus named per-step figures.
-  void write_frame(double time, Vec x, Vec v, const NamedValues& stats);
+  // `triangles` (solver ids): the current corners when the stepper tears the cloth (written
+  // to /frames/triangles when the scene has spares); null = the scene's.
+  void write_frame(double time, Vec x, Vec v, const NamedValues& stats, const std::vector<Tri>* triangles = nullptr);
   // The checkpoint: x and v (input order) and the stepper's named arrays (whole on every
   // rank; /checkpoint/arrays/<name>, an internal layout). Collective.
   void write_checkpoint(int frame, double time, Vec x, Vec v, const NamedArrays& arrays);
@@ -54,6 +56,7 @@ class ResultFile {
   // Largest singular value of each local triangle over its strain limit (1 where it has
   // none), in this rank's natural block of triangles.
   void strain_ratios(Vec x, std::vector<float>& out);
+  void torn_strain_ratios(const std::vector<double>& natural, const std::vector<Tri>& tris, std::vector<float>& out);
   void write_view();        // /view: per-object connectivity for OUT.xdmf
   void write_xdmf() const;  // rank 0, from what the file holds
 
@@ -67,6 +70,7 @@ class ResultFile {
   Vec natural_ = nullptr;
   VecScatter scatter_ = nullptr;
   bool velocities_ = false, strain_ratio_ = false;  // optional per-frame fields in the file
+  bool torn_ = false;                               // /frames/triangles (tearing)
   int tri_begin_ = 0, tri_end_ = 0;                 // natural (case order) block of triangles
   Vec tri_local_ = nullptr, tri_natural_ = nullptr;
   VecScatter tri_scatter_ = nullptr;

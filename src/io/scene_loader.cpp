@@ -90,6 +90,18 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       if (mo >= 0 && os.kind != ObjectKind::Obstacle) ++pinned, V.back().setZero();
       vmotion.push_back(mo);
     }
+    // Tearing: one spare per vertex of every shell (DESIGN.md "Tearing"), at the object's
+    // first vertex, after its own vertices (the object stays one range of input ids).
+    if (os.kind == ObjectKind::Shell && !m.triangles.empty() && s.tear_stretch() > 0) {
+      s.objects.back().spare_first = static_cast<int>(X.size());
+      s.objects.back().spare_count = static_cast<int>(m.vertices.size());
+      for (size_t k = 0; k < m.vertices.size(); ++k) {
+        X.push_back(m.vertices[0]);
+        V.push_back(Vec3::Zero());
+        vobj.push_back(static_cast<int>(o));
+        vmotion.push_back(-1);
+      }
+    }
     for (size_t k = 0; k < os.pins.size(); ++k) {
       bool any = false;
       for (const Vec3& p : m.vertices) any = any || in_box(p, os.pins[k]);
@@ -201,6 +213,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // Deterministic (RCB orders by (coordinate, id)), so every rank computes the same parts.
   std::vector<char> is_point(n, 0);
   for (int v : pts) is_point[v] = 1;
+  for (const ObjectParams& op : s.objects)  // spares follow their vertex (below): no weight of their own
+    for (int k = 0; k < op.spare_count; ++k) weight[op.spare_first + k] = 0;
   long mesh_dynamic = 0;
   for (int i = 0; i < n; ++i) {
     if (is_point[i]) weight[i] = 0;
@@ -227,6 +241,11 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
     attach_kinematic_to_nearest(g, X, kinematic, part);
   }
+
+  // A spare goes with the vertex it shadows (spare k of an object: its vertex k): the
+  // spares are spread as the object is, and a split often keeps the new vertex's rank.
+  for (const ObjectParams& op : s.objects)
+    for (int k = 0; k < op.spare_count; ++k) part[op.spare_first + k] = part[op.spare_first - op.spare_count + k];
 
   // A stitch pair lives on one rank (b goes to a's part): its spring, its weld test and,
   // once welded, its one unknown are then local to that rank.
@@ -307,7 +326,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // material.vertex_mass replaces the lumped masses (tests, comparisons with other codes).
   for (int v = 0; v < n; ++v) {
     const double vm = spec.objects[s.vertex_object[v]].material.vertex_mass;
-    if (vm > 0 && spec.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle) s.mass[v] = vm;
+    if (vm > 0 && spec.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle && !s.is_spare(v)) s.mass[v] = vm;
   }
   for (ElementSet& set : sets) {
     if (set.size() == 0) continue;  // no object for this term
@@ -325,7 +344,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     s.stitch_stiffness0.push_back(0.25 * m / (spec.dt * spec.dt));
   }
   for (int v = 0; v < n; ++v)
-    if (!s.kinematic(v) && !(s.mass[v] > 0))
+    if (!s.kinematic(v) && !s.is_spare(v) && !(s.mass[v] > 0))
       throw InputError(spec.path + ": vertex " + std::to_string(s.input_of_solver[v]) +
                        " of object '" + s.objects[s.vertex_object[v]].name + "' has no mass (unreferenced?)");
   return s;

@@ -97,22 +97,28 @@ std::string xdmf_text(const XdmfLayout& L) {
     os << "   <Grid Name=\"frame " << f << "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
        << "    <Time Value=\"" << exact(L.times[f]) << "\"/>\n";
     for (const XdmfBlock& b : L.blocks) {
-      const long long n = b.num_vertices;
+      const bool torn = L.frame_triangles && b.frame_topology;
+      const long long n = torn ? N : b.num_vertices, first = torn ? 0 : b.first_vertex;
       os << "    <Grid Name=\"" << b.name << "\" GridType=\"Uniform\">\n";
       if (!b.kind.empty()) os << "     <Information Name=\"kind\" Value=\"" << b.kind << "\"/>\n";
       os << "     <Topology TopologyType=\"" << cell_name(b.cell) << "\" NumberOfElements=\"" << b.num_cells << "\"";
       if (b.cell == XdmfCell::Polyvertex || b.cell == XdmfCell::Polyline)
         os << " NodesPerElement=\"" << b.nodes_per_cell << "\"";
-      os << ">\n      <DataItem Dimensions=\"" << b.topology_size << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
-         << h5 << ":" << b.view_group << "/topology</DataItem>\n     </Topology>\n";
+      if (torn)
+        os << ">\n      <DataItem Dimensions=\"" << b.num_cells << " 3\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
+           << slab(h5, "/frames/triangles", {f, b.first_triangle, 0}, {1, b.num_cells, 3}, {F, L.num_triangles, 3})
+           << "</DataItem>\n     </Topology>\n";
+      else
+        os << ">\n      <DataItem Dimensions=\"" << b.topology_size << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
+           << h5 << ":" << b.view_group << "/topology</DataItem>\n     </Topology>\n";
       os << "     <Geometry GeometryType=\"XYZ\">\n      <DataItem Dimensions=\"" << n
          << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
-         << slab(h5, "/frames/positions", {f, b.first_vertex, 0}, {1, n, 3}, {F, N, 3})
+         << slab(h5, "/frames/positions", {f, first, 0}, {1, n, 3}, {F, N, 3})
          << "</DataItem>\n     </Geometry>\n";
       if (L.velocities)
         os << "     <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n      <DataItem Dimensions=\""
            << n << " 3\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">"
-           << slab(h5, "/frames/velocities", {f, b.first_vertex, 0}, {1, n, 3}, {F, N, 3})
+           << slab(h5, "/frames/velocities", {f, first, 0}, {1, n, 3}, {F, N, 3})
            << "</DataItem>\n     </Attribute>\n";
       if (L.strain_ratio && b.first_triangle >= 0 && b.num_cells > 0)
         os << "     <Attribute Name=\"strain_ratio\" AttributeType=\"Scalar\" Center=\"Cell\">\n      <DataItem Dimensions=\""

@@ -34,6 +34,10 @@ struct XdmfBlock {
   int nodes_per_cell = 3;           // for single-type topologies
   std::string view_group;           // e.g. /view/object0: holds topology and object_id
   long long first_triangle = -1;    // rows of /frames/strain_ratio when the block is triangles only
+  // Tearing: the block's triangles are rows [first_triangle, + num_cells) of frame f of
+  // /frames/triangles (global input ids), over the whole frame's N points (the torn
+  // object's spares join it as the cloth tears; other objects' points are unreferenced).
+  bool frame_topology = false;
 };
 
 struct XdmfLayout {
@@ -45,6 +49,7 @@ struct XdmfLayout {
   std::vector<XdmfBlock> blocks;
   bool velocities = false;          // /frames/velocities present
   bool strain_ratio = false;        // /frames/strain_ratio present
+  bool frame_triangles = false;     // /frames/triangles (F, T, 3) present (tearing)
   std::vector<std::string> stats;   // names under /frames/stats
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -147,6 +148,23 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     k_stretch_ = pbd_stiffness(spec_.stretch_stiffness, spec_.iterations);
     k_bend_ = pbd_stiffness(spec_.bending_stiffness, spec_.iterations);
   }
+  tear_ = scene.tear_stretch();
+  if (tear_ > 0) {
+    const Scene& s = scene_;
+    tm_.triangles = s.triangles;
+    tm_.triangle_object = s.triangle_object;
+    tm_.mass = s.mass;
+    tm_.rest = s.rest;
+    tm_.fixed.resize(s.num_vertices);
+    tm_.key = s.input_of_solver;
+    for (int v = 0; v < s.num_vertices; ++v) tm_.fixed[v] = s.kinematic(v);
+    for (const ObjectParams& o : s.objects) {
+      tm_.tearable.push_back(o.spare_count > 0);
+      tm_.spares.emplace_back();
+      for (int k = 0; k < o.spare_count; ++k) tm_.spares.back().push_back(s.solver_of(o.spare_first + k));
+      tm_.used.push_back(0);
+    }
+  }
   build_constraints();
 
   // State: ghosted Vecs over our own storage (lv's local vertices first, as the run loop
@@ -170,7 +188,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   for (int l = 0; l < n_local_; ++l) {
     const int v = l < n_owned_ ? lv.vbegin + l : ghosts_[l - n_owned_];
     object_of_local_[l] = scene.vertex_object[v];
-    if (!scene.kinematic(v)) w_[l] = 1.0 / scene.mass[v];
+    if (!scene.kinematic(v) && mass(v) > 0) w_[l] = 1.0 / mass(v);  // (an unused spare: 0)
   }
   acc_.assign(3 * n_owned_, 0.0);
   pgrad_.assign(balloons_.empty() ? 0 : 3 * n_local_, 0.0);
@@ -188,22 +206,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   if (self_) {
     const Scene& s = scene_;
     const int n = s.num_vertices;
-    auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
-    for (size_t t = 0; t < s.triangles.size(); ++t) {
-      if (s.objects[s.triangle_object[t]].scripted) continue;  // obstacles: own constraints
-      const Tri& tr = s.triangles[t];
-      sc_tri_all_.push_back(static_cast<int>(sc_tris_.size()));
-      if (owned(tr[0]) || owned(tr[1]) || owned(tr[2])) sc_tri_own_.push_back(static_cast<int>(sc_tris_.size()));
-      sc_tris_.push_back(tr);
-    }
-    sc_rings_ = vertex_rings(sc_tris_, n);
-    w_global_.assign(n, 0.0);
-    for (int v = 0; v < n; ++v) {
-      if (s.objects[s.vertex_object[v]].scripted) continue;
-      if (!s.kinematic(v)) w_global_[v] = 1.0 / s.mass[v];
-      sc_verts_all_.push_back(v);
-      if (owned(v)) sc_verts_own_.push_back(v);
-    }
+    build_self_();
     for (int r = 0; r < lv.ranks; ++r) {
       gather_counts_.push_back(3 * (s.vertex_range[r + 1] - s.vertex_range[r]));
       gather_displs_.push_back(3 * s.vertex_range[r]);
@@ -212,6 +215,86 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     sc_acc_.assign(3 * n_owned_, 0.0);
     sc_cnt_.assign(n_owned_, 0);
   }
+}
+
+// The self-collision primitives: the current triangles and the vertices in use of every
+// object that is not scripted (an unused spare is in no element: it neither collides nor
+// pushes).
+void PbdStepper::build_self_() {
+  const Scene& s = scene_;
+  const int n = s.num_vertices;
+  auto owned = [&](int v) { return v >= lv_.vbegin && v < lv_.vend; };
+  sc_tris_.clear(), sc_tri_all_.clear(), sc_tri_own_.clear(), sc_verts_all_.clear(), sc_verts_own_.clear();
+  const std::vector<Tri>& T = tris();
+  for (size_t t = 0; t < T.size(); ++t) {
+    if (s.objects[s.triangle_object[t]].scripted) continue;  // obstacles: own constraints
+    const Tri& tr = T[t];
+    sc_tri_all_.push_back(static_cast<int>(sc_tris_.size()));
+    if (owned(tr[0]) || owned(tr[1]) || owned(tr[2])) sc_tri_own_.push_back(static_cast<int>(sc_tris_.size()));
+    sc_tris_.push_back(tr);
+  }
+  sc_rings_ = vertex_rings(sc_tris_, n);
+  w_global_.assign(n, 0.0);
+  for (int v = 0; v < n; ++v) {
+    if (s.objects[s.vertex_object[v]].scripted || !(mass(v) > 0)) continue;
+    if (!s.kinematic(v)) w_global_[v] = 1.0 / mass(v);
+    sc_verts_all_.push_back(v);
+    if (owned(v)) sc_verts_own_.push_back(v);
+  }
+}
+
+long PbdStepper::torn() const {
+  long k = 0;
+  for (int u : tm_.used) k += u;
+  return k;
+}
+
+// A tearing pass (constraints/tearing.hpp) on the positions every rank holds whole (all
+// vertices are local when tearing): the same splits everywhere. A spare starts as a copy of
+// its vertex (position, velocity, BDF2 history).
+void PbdStepper::tear_pass_() {
+  const int n = scene_.num_vertices;
+  std::vector<Vec3> x(n, Vec3::Zero());
+  for (int l = 0; l < n_local_; ++l) {
+    const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
+    x[v] = Eigen::Map<const Vec3>(&xs_[3 * l]);
+  }
+  bool exhausted = false;
+  const std::vector<TearSplit> splits = tear_pass(tm_, x, tear_, &exhausted);
+  if (exhausted && !tear_warned_) {
+    tear_warned_ = true;
+    if (lv_.rank == 0)
+      std::fprintf(stderr, "weft: warning: %s.tear_stretch: the spare vertices are used up (%ld); tearing stops\n",
+                   xpbd_ ? "xpbd" : "pbd", torn());
+  }
+  if (splits.empty()) return;
+  for (const TearSplit& sp : splits) {
+    const int a = local_of_global_[sp.vertex], b = local_of_global_[sp.spare];
+    for (int d = 0; d < 3; ++d) {
+      xs_[3 * b + d] = xs_[3 * a + d], vs_[3 * b + d] = vs_[3 * a + d];
+      x_old_[3 * b + d] = x_old_[3 * a + d], v_old_[3 * b + d] = v_old_[3 * a + d];
+    }
+  }
+  rebuild_();
+}
+
+// Everything built from the topology, masses and rest positions, again (the colouring from
+// the constraints' input-order numbering: the same at every rank count). The ghost set is
+// every vertex, so the Vecs stay.
+void PbdStepper::rebuild_() {
+  groups_.clear();
+  levels_.clear();
+  balloons_.clear();
+  const std::vector<int> before = ghosts_;
+  build_constraints();
+  if (ghosts_ != before) throw RuntimeFailure("pbd tearing: the ghost set changed");
+  for (int l = 0; l < n_local_; ++l) {
+    const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
+    w_[l] = !scene_.kinematic(v) && mass(v) > 0 ? 1.0 / mass(v) : 0.0;
+  }
+  pgrad_.assign(balloons_.empty() ? 0 : 3 * n_local_, 0.0);
+  build_collision_surface_();
+  if (self_) build_self_();
 }
 
 PbdStepper::~PbdStepper() {
@@ -223,10 +306,11 @@ void PbdStepper::build_constraints() {
   const Scene& s = scene_;
   const int n = s.num_vertices;
   std::vector<Vec3> Xin(n);
-  for (int i = 0; i < n; ++i) Xin[i] = s.rest[s.solver_of_input[i]];
+  const std::vector<Vec3>& X = rest();
+  for (int i = 0; i < n; ++i) Xin[i] = X[s.solver_of_input[i]];
 
   ConstraintLists lists(spec_);
-  weft::build_constraints(ConstraintBuild{s, spec_, xpbd_, Xin}, lists);
+  weft::build_constraints(ConstraintBuild{s, spec_, xpbd_, Xin, tear_ > 0 ? &tm_.triangles : nullptr}, lists);
   for (ConstraintList* l : {&lists.stretch, &lists.bend, &lists.rod_bend, &lists.clamp}) {
     groups_.push_back(std::make_unique<Group>());
     static_cast<ConstraintList&>(*groups_.back()) = std::move(*l);
@@ -307,7 +391,7 @@ void PbdStepper::build_constraints() {
   // Hierarchical levels (003 sec. 4.3): built over the stretch constraints' graph in input
   // order, each level's constraints coloured on their own.
   if (spec_.levels > 1) {
-    for (HierarchyLevel& H : build_hierarchy(e0, s.rest, s.input_of_solver, spec_.levels)) {
+    for (HierarchyLevel& H : build_hierarchy(e0, rest(), s.input_of_solver, spec_.levels)) {
       CoarseLevel L;
       L.groups.push_back(std::make_unique<Group>());
       Group& g = *L.groups.back();
@@ -356,6 +440,11 @@ void PbdStepper::build_constraints() {
     }
     b.tris = std::move(kept);
   }
+  // Tearing: every vertex is local, so each rank runs the same tearing pass on the same
+  // positions and the ghost set never changes.
+  if (tear_ > 0)
+    for (int v = 0; v < n; ++v)
+      if (!owned(v) && local_of_global_[v] == -1) extra.push_back(v), local_of_global_[v] = -2;
   std::sort(extra.begin(), extra.end());
   for (int v : extra) {
     local_of_global_[v] = n_owned_ + static_cast<int>(ghosts_.size());
@@ -402,7 +491,7 @@ void PbdStepper::build_collision_surface_() {
   point_filter_.assign(s.num_vertices, 0);
   for (int v = 0; v < s.num_vertices; ++v) {
     kinematic_[v] = s.kinematic(v);
-    if (!s.kinematic(v)) {  // (a scripted object's vertices are all kinematic)
+    if (!s.kinematic(v) && mass(v) > 0) {  // (a scripted object's vertices are all kinematic; an unused spare: none)
       points.push_back(v), pobj.push_back(s.vertex_object[v]);
       point_filter_[v] = v >= lv_.vbegin && v < lv_.vend;
     }
@@ -833,6 +922,7 @@ NamedValues PbdStepper::start_stats() {
   if (!balloons_.empty()) out.push_back({"pressure_error", pressure_error()});
   if (self_) out.push_back({"self_contacts", 0.0});
   if (spec_.chebyshev) out.push_back({"chebyshev_rho", rho_});
+  if (tear_ > 0) out.push_back({"torn_vertices", double(torn())});
   return out;
 }
 
@@ -848,8 +938,24 @@ std::string PbdStepper::describe() const {
 NamedArrays PbdStepper::save() const {
   NamedArrays out;
   if (spec_.chebyshev) out.push_back({"chebyshev.rho", {rho_}});
-  if (spec_.integrator != "bdf2") return out;
   const int n = scene_.num_vertices;
+  if (tear_ > 0) {
+    // Whole on every rank already: the torn triangles (input ids), masses and rest positions
+    // (input order) and each object's spares taken.
+    const Scene& s = scene_;
+    std::vector<double> tri, m(n), X(3 * static_cast<size_t>(n)), used(tm_.used.begin(), tm_.used.end());
+    for (const Tri& t : tm_.triangles)
+      for (int v : t) tri.push_back(s.input_of(v));
+    for (int v = 0; v < n; ++v) {
+      m[s.input_of(v)] = tm_.mass[v];
+      for (int d = 0; d < 3; ++d) X[3 * s.input_of(v) + d] = tm_.rest[v][d];
+    }
+    out.push_back({"tear.triangles", std::move(tri)});
+    out.push_back({"tear.mass", std::move(m)});
+    out.push_back({"tear.rest", std::move(X)});
+    out.push_back({"tear.used", std::move(used)});
+  }
+  if (spec_.integrator != "bdf2") return out;
   for (auto [name, src] : {std::pair<const char*, const std::vector<double>*>{"bdf2.x_prev", &x_old_},
                            {"bdf2.v_prev", &v_old_}}) {
     std::vector<double> all(3 * n, 0.0);
@@ -871,7 +977,6 @@ void PbdStepper::load(const NamedArrays& arrays) {
     if (!a || a->values.size() != 1) throw InputError("checkpoint array 'chebyshev.rho' missing");
     rho_ = a->values[0];
   }
-  if (spec_.integrator != "bdf2") return;
   const int n = scene_.num_vertices;
   auto get = [&](const std::string& name, size_t size) {
     const NamedArray* a = find_array(arrays, name);
@@ -881,6 +986,26 @@ void PbdStepper::load(const NamedArrays& arrays) {
                        " values but the case has " + std::to_string(size));
     return &a->values;
   };
+  if (tear_ > 0) {
+    const Scene& s = scene_;
+    const std::vector<double>& tri = *get("tear.triangles", 3 * tm_.triangles.size());
+    const std::vector<double>& m = *get("tear.mass", n);
+    const std::vector<double>& X = *get("tear.rest", 3 * static_cast<size_t>(n));
+    const std::vector<double>& used = *get("tear.used", tm_.used.size());
+    for (size_t t = 0; t < tm_.triangles.size(); ++t)
+      for (int a = 0; a < 3; ++a) {
+        const double v = tri[3 * t + a];
+        if (!(v >= 0 && v < n)) throw InputError("checkpoint array 'tear.triangles' holds vertex " + std::to_string(v));
+        tm_.triangles[t][a] = s.solver_of(static_cast<int>(v));
+      }
+    for (int v = 0; v < n; ++v) {
+      tm_.mass[v] = m[s.input_of(v)];
+      for (int d = 0; d < 3; ++d) tm_.rest[v][d] = X[3 * s.input_of(v) + d];
+    }
+    for (size_t o = 0; o < tm_.used.size(); ++o) tm_.used[o] = static_cast<int>(used[o]);
+    rebuild_();
+  }
+  if (spec_.integrator != "bdf2") return;
   history_ = (*get("bdf2.history", 1))[0] != 0;
   for (auto [name, dst] : {std::pair<const char*, std::vector<double>*>{"bdf2.x_prev", &x_old_},
                            {"bdf2.v_prev", &v_old_}}) {
@@ -906,6 +1031,8 @@ StepReport PbdStepper::step(double t) {
   for (int k = 0; k < ns; ++k) {
     const double t0 = t + k * h, t1 = (k + 1 == ns) ? t + dt : t + (k + 1) * h;
     const bool second = bdf2 && history_;
+    // 0. Tearing: splits from the positions the last substep left.
+    if (tear_ > 0) tear_pass_();
     // 1. Velocity prediction (external forces), damping, position prediction.
     for (int l = 0; l < n_owned_; ++l)
       for (int d = 0; d < 3; ++d) {
@@ -1006,6 +1133,7 @@ StepReport PbdStepper::step(double t) {
   if (!balloons_.empty()) r.stats.insert(r.stats.end() - 1, {"pressure_error", pressure_error()});
   if (self_) r.stats.insert(r.stats.end() - 1, {"self_contacts", double(self_contacts_)});
   if (spec_.chebyshev) r.stats.insert(r.stats.end() - 1, {"chebyshev_rho", rho_});
+  if (tear_ > 0) r.stats.insert(r.stats.end() - 1, {"torn_vertices", double(torn())});
   return r;
 }
 

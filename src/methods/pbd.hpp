@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "constraints/self_collision.hpp"
+#include "constraints/tearing.hpp"
 #include "contact/broad_phase.hpp"
 #include "contact/surface.hpp"
 #include "core/scene.hpp"
@@ -68,6 +69,9 @@ class PbdStepper final : public Stepper {
   NamedArrays save() const override;
   void load(const NamedArrays& arrays) override;
 
+  // The current triangles (solver ids, case order) while tearing changes them, else null.
+  const std::vector<Tri>* triangles() const override { return tear_ > 0 ? &tm_.triangles : nullptr; }
+
   int colours() const { return num_colours_; }
   long constraints() const { return num_constraints_; }
 
@@ -78,6 +82,14 @@ class PbdStepper final : public Stepper {
  private:
   void build_constraints();
   void build_collision_surface_();
+  void build_self_();
+  // Tearing (constraints/tearing.hpp): a pass at the start of every substep; after splits,
+  // the spares take their vertex's state and everything built from the topology is rebuilt.
+  void tear_pass_();
+  void rebuild_();
+  const std::vector<Tri>& tris() const { return tear_ > 0 ? tm_.triangles : scene_.triangles; }
+  const std::vector<Vec3>& rest() const { return tear_ > 0 ? tm_.rest : scene_.rest; }
+  double mass(int v) const { return tear_ > 0 ? tm_.mass[v] : scene_.mass[v]; }
   void ghost_update(Vec v);
   void damp(std::vector<double>& vel);
   void find_collisions(double t0, double t1, const std::vector<double>& p);
@@ -107,6 +119,14 @@ class PbdStepper final : public Stepper {
   std::vector<double> x_old_, v_old_;
   std::vector<double> x_old_step_;          // owned positions at the start of the substep
   bool history_ = false;
+
+  // Tearing (`tear_stretch` > 0): the topology, masses and rest positions (solver ids; the
+  // spare pools from the scene), checkpointed as "tear.*". Every vertex is local on every rank
+  // (extra ghosts), so each rank runs the same pass on the same positions.
+  double tear_ = 0.0;
+  TearMesh tm_;
+  bool tear_warned_ = false;
+  long torn() const;
 
   // Obstacle collisions
   bool has_obstacles_ = false;

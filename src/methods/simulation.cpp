@@ -161,7 +161,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     NamedValues stats0 = stepper.start_stats();
     stats0.emplace_back("wall_s", 0.0);
     tp = std::chrono::steady_clock::now();
-    out->write_frame(0.0, stepper.positions(), stepper.velocities(), stats0);
+    out->write_frame(0.0, stepper.positions(), stepper.velocities(), stats0, stepper.triangles());
     out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.save());
     output_s += since(tp);
     if (rank == 0 && opt.progress) {
@@ -203,7 +203,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     tp = std::chrono::steady_clock::now();
     if (s % every == 0) {
       st.stats.emplace_back("wall_s", wall);
-      out->write_frame(s * spec.dt, stepper.positions(), stepper.velocities(), st.stats);
+      out->write_frame(s * spec.dt, stepper.positions(), stepper.velocities(), st.stats, stepper.triangles());
     }
     if (s % cp_every == 0 || s == frames)
       out->write_checkpoint(s, s * spec.dt, stepper.positions(), stepper.velocities(), stepper.save());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/named_values.hpp"
+#include "core/types.hpp"
 
 namespace weft {
 
@@ -53,6 +54,9 @@ class Stepper {
   // This rank's totals over the run so far for the closing per-rank summary (e.g. contact
   // halo vertices received); none by default. Not collective.
   virtual NamedValues rank_totals() const { return {}; }
+  // The current triangles (solver ids, case order, whole on every rank) when the method
+  // changes the topology (PBD tearing), else null: the scene's triangles.
+  virtual const std::vector<Tri>* triangles() const { return nullptr; }
 };
 
 // The stepper of scene.spec.method; InputError (naming the case file, the key and the

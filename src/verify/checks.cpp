@@ -92,7 +92,14 @@ void merge(Stats& into, const Stats& from) {
 // ---------------------------------------------------------------------------------------
 // FrameChecker
 
-FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(mesh), opt_(opt) {
+void FrameChecker::set_triangles(const std::vector<Tri>& tris) {
+  tris_ = tris;
+  for (Prim& p : prims_)
+    if (p.kind == kTriangle)
+      for (int k = 0; k < 3; ++k) p.v[k] = tris_[std::size_t(p.index)][k];
+}
+
+FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(mesh), tris_(mesh.triangles), opt_(opt) {
   if (!mesh.stitches.empty()) {
     twin_.assign(mesh.num_vertices(), -1);
     for (const Edge& e : mesh.stitches) twin_[e[0]] = e[1], twin_[e[1]] = e[0];
@@ -172,7 +179,7 @@ void FrameChecker::check_strain(long frame, const std::vector<Vec3>& x, Stats& s
     const double i00 = dm_inv_[3 * t];
     if (std::isnan(i00)) continue;
     const double i01 = dm_inv_[3 * t + 1], i11 = dm_inv_[3 * t + 2];
-    const Tri& tri = mesh_.triangles[t];
+    const Tri& tri = tris_[t];
     const Vec3 d1 = x[tri[1]] - x[tri[0]], d2 = x[tri[2]] - x[tri[0]];
     const Vec3 f1 = d1 * i00, f2 = d1 * i01 + d2 * i11;  // columns of F = Ds Dm^-1
     const double p = f1.squaredNorm(), q = f1.dot(f2), r = f2.squaredNorm();
@@ -195,7 +202,7 @@ void FrameChecker::check_strain(long frame, const std::vector<Vec3>& x, Stats& s
 
 void FrameChecker::check_aniso(long frame, const std::vector<Vec3>& x, Stats& s) const {
   for (const AnisoTri& at : aniso_) {
-    const Tri& tri = mesh_.triangles[std::size_t(at.t)];
+    const Tri& tri = tris_[std::size_t(at.t)];
     const Vec3 d1 = x[tri[1]] - x[tri[0]], d2 = x[tri[2]] - x[tri[0]];
     // G = [d1 d2] Dm^-1: column 0 = F d_warp, column 1 = F d_weft.
     const Vec3 g[2] = {d1 * at.m[0] + d2 * at.m[2], d1 * at.m[1] + d2 * at.m[3]};
@@ -558,8 +565,13 @@ Report verify_file(const std::string& path, const Options& opt, MPI_Comm comm) {
     file = std::make_unique<ResultFile>(path);
     checker = std::make_unique<FrameChecker>(file->mesh(), opt);
     std::vector<Vec3> x;
+    std::vector<Tri> tris;
     for (long f = rank; f < file->num_frames(); f += size) {
       file->read_frame(f, x);
+      if (file->has_frame_triangles()) {
+        file->read_frame_triangles(f, tris);
+        checker->set_triangles(tris);
+      }
       checker->check(f, x, local);
     }
   } catch (const InputError& e) {

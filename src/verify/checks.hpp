@@ -79,6 +79,10 @@ class FrameChecker {
   FrameChecker(const ResultMesh& mesh, const Options& opt);
   // Checks positions x (one per vertex) of frame `frame`, accumulating into s.
   void check(long frame, const std::vector<Vec3>& x, Stats& s);
+  // Tearing: the triangles' corners of the next frames (same count and rest shapes as
+  // /mesh/triangles: a spare replaces a vertex with the same rest position). Adjacency,
+  // contact and strain then use them; vertices no primitive references are ignored.
+  void set_triangles(const std::vector<Tri>& tris);
 
   long strain_limited() const { return strain_limited_; }
   long degenerate_rest() const { return degenerate_rest_; }        // limited, zero rest area
@@ -99,6 +103,7 @@ class FrameChecker {
   };
 
   const ResultMesh& mesh_;
+  std::vector<Tri> tris_;  // current corners (mesh_.triangles unless set_triangles)
   Options opt_;
   std::vector<Prim> prims_;
   // Stitch partner per vertex (/mesh/stitches), -1 for none; empty without stitches. A

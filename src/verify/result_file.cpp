@@ -246,6 +246,19 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
       if (H5Tget_class(t.id) != H5T_FLOAT) fail(path, "dataset /frames/positions: expected floating-point data");
     }
     frames_ = long(std::min<hsize_t>(dims[0], times_.size()));
+    if (exists(f, "/frames/triangles")) {
+      // Tearing: each frame's triangle corners (F, T, 3), T as /mesh/triangles.
+      triangles_ = H5Dopen2(f, "/frames/triangles", H5P_DEFAULT);
+      if (triangles_ < 0) fail(path, "dataset /frames/triangles: cannot open");
+      Handle ts{H5Dget_space(hid_t(triangles_)), H5Sclose};
+      hsize_t td[3] = {0, 0, 0};
+      if (H5Sget_simple_extent_ndims(ts.id) != 3) fail(path, "dataset /frames/triangles: expected shape (F,T,3)");
+      H5Sget_simple_extent_dims(ts.id, td, nullptr);
+      if (td[1] != t || td[2] != 3)
+        fail(path, "dataset /frames/triangles: shape (" + std::to_string(td[0]) + "," + std::to_string(td[1]) + "," +
+                       std::to_string(td[2]) + ") does not match (F," + std::to_string(t) + ",3) of /mesh/triangles");
+      frames_ = std::min(frames_, long(td[0]));
+    }
 
     if (H5Aexists(f, "complete") > 0) {
       Handle a{H5Aopen(f, "complete", H5P_DEFAULT), H5Aclose};
@@ -256,6 +269,7 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
       complete_ = long(v);
     }
   } catch (...) {
+    if (triangles_ >= 0) H5Dclose(hid_t(triangles_));
     if (positions_ >= 0) H5Dclose(hid_t(positions_));
     H5Fclose(f);
     positions_ = file_ = -1;
@@ -264,6 +278,7 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
 }
 
 ResultFile::~ResultFile() {
+  if (triangles_ >= 0) H5Dclose(hid_t(triangles_));
   if (positions_ >= 0) H5Dclose(hid_t(positions_));
   if (file_ >= 0) H5Fclose(hid_t(file_));
 }
@@ -284,6 +299,33 @@ void ResultFile::read_frame(long f, std::vector<Vec3>& x) const {
       H5Dread(hid_t(positions_), H5T_NATIVE_DOUBLE, mspace.id, fspace.id, H5P_DEFAULT, x.data()->data()) < 0)
     fail(path_, "dataset /frames/positions: cannot read frame " + std::to_string(f) +
                     " (truncated or corrupt file?)");
+}
+
+}  // namespace weft::verify
+
+namespace weft::verify {
+
+void ResultFile::read_frame_triangles(long f, std::vector<Tri>& tris) const {
+  const QuietHdf5 quiet;
+  tris = mesh_.triangles;
+  if (triangles_ < 0 || tris.empty()) return;
+  if (f < 0 || f >= frames_) fail(path_, "dataset /frames/triangles: frame " + std::to_string(f) + " out of range");
+  const std::size_t T = tris.size(), n = mesh_.rest.size();
+  std::vector<long long> c(3 * T);
+  Handle fspace{H5Dget_space(hid_t(triangles_)), H5Sclose};
+  hsize_t start[3] = {hsize_t(f), 0, 0}, count[3] = {1, hsize_t(T), 3};
+  hsize_t mdims[1] = {hsize_t(3 * T)};
+  Handle mspace{H5Screate_simple(1, mdims, nullptr), H5Sclose};
+  if (fspace.id < 0 || mspace.id < 0 ||
+      H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+      H5Dread(hid_t(triangles_), H5T_NATIVE_LLONG, mspace.id, fspace.id, H5P_DEFAULT, c.data()) < 0)
+    fail(path_, "dataset /frames/triangles: cannot read frame " + std::to_string(f) + " (truncated or corrupt file?)");
+  for (std::size_t k = 0; k < 3 * T; ++k) {
+    if (c[k] < 0 || c[k] >= static_cast<long long>(n))
+      fail(path_, "dataset /frames/triangles: frame " + std::to_string(f) + " has vertex index " + std::to_string(c[k]) +
+                      " outside [0, " + std::to_string(n) + ")");
+    tris[k / 3][k % 3] = static_cast<int>(c[k]);
+  }
 }
 
 }  // namespace weft::verify

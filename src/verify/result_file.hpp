@@ -56,10 +56,14 @@ class ResultFile {
 
   // Reads frame f of /frames/positions into x (resized to N).
   void read_frame(long f, std::vector<Vec3>& x) const;
+  // Tearing: whether the file has /frames/triangles (F, T, 3), each frame's corners, and
+  // frame f's (the frame-0 /mesh/triangles without it).
+  bool has_frame_triangles() const { return triangles_ >= 0; }
+  void read_frame_triangles(long f, std::vector<Tri>& tris) const;
 
  private:
   std::string path_;
-  std::int64_t file_ = -1, positions_ = -1;  // hid_t
+  std::int64_t file_ = -1, positions_ = -1, triangles_ = -1;  // hid_t
   ResultMesh mesh_;
   std::vector<double> times_;
   long frames_ = 0;

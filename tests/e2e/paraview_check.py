@@ -161,7 +161,45 @@ def check_codim(path, expected):
     ok("every object shows its cells: " + ", ".join(expected))
 
 
+def check_torn(path):
+    """A torn cloth (PBD tearing): at the first and last frame its piece has every point of
+    the frame (N, the spares included) and its cells are exactly that frame's rows of
+    /frames/triangles; the connectivity differs between them, as does the number of points
+    the cells use (the spares join in)."""
+    reader, objects, times = wp.open_result(path)
+    F, T, _ = shape(path, "/frames/triangles")
+    _, N, _ = shape(path, "/frames/positions")
+    used = []
+    conn = []
+    for f in (0, F - 1):
+        ps = wp.pieces(reader, times[f])
+        d = ps[0]
+        want = [int(v) for v in h5(path, "/frames/triangles", (f, 0, 0), (1, T, 3))]
+        if d.GetNumberOfPoints() != N or d.GetNumberOfCells() != T:
+            fail("frame %d: %d points, %d cells; expected %d, %d" % (f, d.GetNumberOfPoints(), d.GetNumberOfCells(), N, T))
+        got = []
+        for c in range(T):
+            ids = d.GetCell(c).GetPointIds()
+            got += [ids.GetId(k) for k in range(ids.GetNumberOfIds())]
+        if got != want:
+            bad = next(k for k in range(len(got)) if got[k] != want[k])
+            fail("frame %d: cell %d corner %d is %d, /frames/triangles has %d" % (f, bad // 3, bad % 3, got[bad], want[bad]))
+        pos = h5(path, "/frames/positions", (f, 0, 0), (1, N, 3))
+        pts = [c for p in range(N) for c in d.GetPoint(p)]
+        if pts != pos:
+            fail("frame %d: point coordinates differ from /frames/positions" % f)
+        used.append(len(set(want)))
+        conn.append(got)
+        ok("frame %d: %d points, %d triangles equal to /frames/triangles (%d points used)" % (f, N, T, len(set(want))))
+    if conn[0] == conn[1] or used[1] <= used[0]:
+        fail("the topology does not change between the first and the last frame")
+    ok("the topology changes: %d -> %d points used" % (used[0], used[1]))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "torn":
+        check_torn(sys.argv[2])
+        sys.exit(0)
     if sys.argv[1] == "result":
         check_result(sys.argv[2], sys.argv[3].split(","))
     elif sys.argv[1] == "codim":

@@ -287,7 +287,8 @@ void PbdStepper::rebuild_() {
   balloons_.clear();
   const std::vector<int> before = ghosts_;
   build_constraints();
-  if (ghosts_ != before) throw RuntimeFailure("pbd tearing: the ghost set changed");
+  if (ghosts_ != before)
+    throw RuntimeFailure("pbd tearing: the ghost set changed (" + std::to_string(before.size()) + " -> " + std::to_string(ghosts_.size()) + ")");
   for (int l = 0; l < n_local_; ++l) {
     const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
     w_[l] = !scene_.kinematic(v) && mass(v) > 0 ? 1.0 / mass(v) : 0.0;
@@ -445,7 +446,10 @@ void PbdStepper::build_constraints() {
   if (tear_ > 0)
     for (int v = 0; v < n; ++v)
       if (!owned(v) && local_of_global_[v] == -1) extra.push_back(v), local_of_global_[v] = -2;
+  // (-2 marks a vertex already collected; a vertex reached through several constraints is
+  // pushed once per constraint, so keep one of each.)
   std::sort(extra.begin(), extra.end());
+  extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
   for (int v : extra) {
     local_of_global_[v] = n_owned_ + static_cast<int>(ghosts_.size());
     ghosts_.push_back(v);

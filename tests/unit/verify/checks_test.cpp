@@ -430,3 +430,46 @@ TEST(VerifyFile, StitchedPairsAreOneVertex) {
   EXPECT_FALSE(passed(bad, "distance"));
   EXPECT_FALSE(passed(bad, "intersection"));
 }
+
+namespace {
+
+// Tearing (/frames/triangles): a 6 x 6 sheet torn along its column x = 0.4 (i = 2): the quads
+// right of it take spares 36..41 for the column's vertices. Frame 0: untorn (spares unused, at
+// vertex 0); frame 1: the right piece moved 0.1 away; frame 2: 0.1 into the left piece
+// (coplanar overlap).
+Scene torn_sheet(int frames) {
+  Scene s;
+  s.add_sheet(kN, kN, kH, 0, 0.0, 0, 0.0, 0.0);
+  for (int k = 0; k < kN; ++k) s.rest.push_back(s.rest[0]);
+  std::vector<Tri> torn = s.tris;
+  for (int i = 2; i + 1 < kN; ++i)
+    for (int k = 0; k + 1 < kN; ++k)
+      for (int q = 0; q < 2; ++q)
+        for (int& c : torn[2 * (i * (kN - 1) + k) + q])
+          if (c / kN == 2) c = kN * kN + c % kN;
+  s.frame_tris = {s.tris};
+  s.frames = {s.rest};
+  for (double dx : {0.1, -0.1}) {
+    if (static_cast<int>(s.frames.size()) == frames) break;
+    std::vector<Vec3> x = s.rest;
+    for (int k = 0; k < kN; ++k) x[kN * kN + k] = s.rest[2 * kN + k];
+    for (int v = 3 * kN; v < kN * kN + kN; ++v) x[v].x() += dx;
+    for (int k = 0; k < kN; ++k) x[kN * kN + k].x() = x[2 * kN + k].x() + dx;
+    s.frames.push_back(x);
+    s.frame_tris.push_back(torn);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(VerifyFile, TornSheetUsesEachFramesTriangles) {
+  // Apart: no intersection, although the frame-0 topology would join the pieces.
+  const Report ok = run("torn_apart", torn_sheet(2));
+  EXPECT_TRUE(passed(ok, "intersection"));
+  EXPECT_TRUE(passed(ok, "finite"));
+  // Pushed into each other: the pieces share no vertex, so the overlap is an intersection.
+  const Report bad = run("torn_overlap", torn_sheet(3));
+  EXPECT_FALSE(passed(bad, "intersection"));
+  EXPECT_EQ(field(bad.find("intersection"), "frame"), 2.0);
+}

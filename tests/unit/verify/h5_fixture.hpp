@@ -75,6 +75,7 @@ struct Scene {
   std::vector<Vec3> warp;
   std::vector<double> limit_warp, limit_weft;
   std::vector<std::vector<Vec3>> frames;
+  std::vector<std::vector<Tri>> frame_tris;  // /frames/triangles (tearing), written when non-empty
   int complete = 1;  // < 0: attribute missing
   bool write_strain_limit = true;
 
@@ -137,6 +138,12 @@ inline void write_scene(const std::string& path, const Scene& s) {
   const hsize_t nf = s.frames.empty() ? n : s.frames[0].size();  // tests may make it != N
   w.f64("/frames/positions", {f, nf, 3}, pos);
   w.f64("/frames/time", {f}, time);
+  if (!s.frame_tris.empty()) {
+    std::vector<std::int64_t> ft;
+    for (const auto& fr : s.frame_tris)
+      for (const Tri& tr : fr) ft.insert(ft.end(), {tr[0], tr[1], tr[2]});
+    w.i64("/frames/triangles", {s.frame_tris.size(), t, 3}, ft);
+  }
   if (s.complete >= 0) w.attr_int("complete", s.complete);
 }
 

@@ -116,6 +116,45 @@ TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
   EXPECT_LT(cloth, stat);
 }
 
+// Tearing: a block with frame_topology takes its triangles from its rows of frame f of
+// /frames/triangles (global ids) over the frame's whole N points; without the dataset
+// (frame_triangles false) it keeps the object-local /view topology.
+TEST(XdmfText, TornBlockReadsEachFramesTriangles) {
+  XdmfLayout L;
+  L.h5_name = "run.h5";
+  L.title = "tear";
+  L.num_vertices = 10;
+  L.num_triangles = 6;
+  L.times = {0.0, 0.1};
+  L.velocities = true;
+  L.frame_triangles = true;
+  XdmfBlock b;
+  b.name = "cloth";
+  b.kind = "shell";
+  b.first_vertex = 4;
+  b.num_vertices = 6;
+  b.cell = XdmfCell::Triangle;
+  b.num_cells = 4;
+  b.topology_size = 12;
+  b.view_group = "/view/object1";
+  b.first_triangle = 2;
+  b.frame_topology = true;
+  L.blocks = {b};
+  const std::string x = xdmf_text(L);
+  EXPECT_NE(x.find("<DataItem Dimensions=\"4 3\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
+                   "run.h5:/frames/triangles|1 2 0:1 1 1:1 4 3:2 6 3</DataItem>"),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("run.h5:/frames/positions|1 0 0:1 1 1:1 10 3:2 10 3"), std::string::npos);
+  EXPECT_NE(x.find("run.h5:/frames/velocities|0 0 0:1 1 1:1 10 3:2 10 3"), std::string::npos);
+  EXPECT_EQ(x.find("/view/object1/topology"), std::string::npos);
+  L.frame_triangles = false;
+  const std::string y = xdmf_text(L);
+  EXPECT_EQ(y.find("/frames/triangles"), std::string::npos);
+  EXPECT_NE(y.find("run.h5:/view/object1/topology</DataItem>"), std::string::npos);
+  EXPECT_NE(y.find("run.h5:/frames/positions|1 4 0:1 1 1:1 6 3:2 10 3"), std::string::npos);
+}
+
 namespace {
 
 void write_dataset(hid_t loc, const char* name, hid_t type, const void* data, std::vector<hsize_t> dims) {

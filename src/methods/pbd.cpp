@@ -923,7 +923,8 @@ NamedValues PbdStepper::start_stats() {
   double rel = 0, el = 0;
   const double ms = measure(xs_.data(), &rel, &el);
   NamedValues out = {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
-  if (!balloons_.empty()) out.push_back({"pressure_error", pressure_error()});
+  if (!balloons_.empty() || spec_.pressure > 0)
+    out.push_back({"pressure_error", balloons_.empty() ? std::numeric_limits<double>::quiet_NaN() : pressure_error()});
   if (self_) out.push_back({"self_contacts", 0.0});
   if (spec_.chebyshev) out.push_back({"chebyshev_rho", rho_});
   if (tear_ > 0) out.push_back({"torn_vertices", double(torn())});
@@ -1134,7 +1135,10 @@ StepReport PbdStepper::step(double t) {
              {"colours", double(num_colours_)},
              {"converged", r.converged ? 1.0 : 0.0},
              {"solve_s", secs}};
-  if (!balloons_.empty()) r.stats.insert(r.stats.end() - 1, {"pressure_error", pressure_error()});
+  // A balloon torn open loses its constraint: the figure stays, NaN (every frame has a row).
+  if (!balloons_.empty() || spec_.pressure > 0)
+    r.stats.insert(r.stats.end() - 1,
+                   {"pressure_error", balloons_.empty() ? std::numeric_limits<double>::quiet_NaN() : pressure_error()});
   if (self_) r.stats.insert(r.stats.end() - 1, {"self_contacts", double(self_contacts_)});
   if (spec_.chebyshev) r.stats.insert(r.stats.end() - 1, {"chebyshev_rho", rho_});
   if (tear_ > 0) r.stats.insert(r.stats.end() - 1, {"torn_vertices", double(torn())});

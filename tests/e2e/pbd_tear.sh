@@ -98,6 +98,18 @@ else
   echo "no pvpython/xvfb-run: ParaView part skipped"
 fi
 
+# A balloon (closed, inflated by the pressure constraint) torn at 1.05: it shreds until its
+# pool of spares (one per vertex) is used up, then tearing stops with one warning line; once
+# torn open it has no pressure constraint (pressure_error NaN, a row every frame).
+B=$WEFT_SRC/cases/balloon.yaml
+run_weft 1 "$B" --set pbd.tear_stretch=1.05 --frames 20 -o balloon.h5 > /dev/null 2> err.txt || { cat err.txt; fail "torn balloon"; }
+[ "$(grep -c . err.txt)" = 1 ] && grep -q "^weft: warning: pbd.tear_stretch: the spare vertices are used up (642); tearing stops$" err.txt ||
+  { cat err.txt; fail "expected one warning line when the spares run out"; }
+[ "$(h5_max balloon.h5 /frames/stats/torn_vertices)" = 642 ] || fail "the balloon did not use its 642 spares"
+[ "$(h5_values balloon.h5 /frames/stats/pressure_error | wc -l)" = 21 ] || fail "pressure_error lacks rows once torn"
+h5_values balloon.h5 /frames/stats/pressure_error | tail -n 1 | grep -qi nan || fail "a torn balloon still reports a pressure error"
+echo "ok: torn balloon: 642 spares used, then one warning line: $(cat err.txt)"
+
 expect_input_error "tear_stretch 1" "$WEFT_BIN/weft" "$C" --set pbd.tear_stretch=1 -o bad.h5
 grep -q "pbd.tear_stretch" err.txt || fail "the message does not name pbd.tear_stretch"
 expect_input_error "tear_stretch 0.5" "$WEFT_BIN/weft" "$C" --set method=xpbd --set xpbd.tear_stretch=0.5 -o bad.h5

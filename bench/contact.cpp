@@ -68,10 +68,7 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, Ci
     PetscScalar* a;
     VecGhostGetLocalForm(vec, &local);
     VecGetArray(local, &a);
-    for (int l = 0; l < lv.num_local(); ++l) {
-      const int input = scene.input_of_solver[lv.global_of_local(l)];
-      for (int d = 0; d < 3; ++d) a[3 * l + d] = (*src)[3 * input + d];
-    }
+    for (int l = 0; l < 3 * lv.num_local(); ++l) a[l] = (*src)[l];  // (rows in LocalView order)
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(vec, &local);
   }
@@ -161,7 +158,7 @@ int main(int argc, char** argv) {
     auto stepper = std::make_unique<CipcStepper>(scene, lv);
     int first = 0;  // steps already taken (time = first * dt)
     if (!restart.empty()) {
-      const Checkpoint c = read_checkpoint(restart, scene, MPI_COMM_WORLD);
+      const Checkpoint c = read_checkpoint(restart, scene, lv);
       load_state(c, scene, lv, *stepper);
       first = c.frame;
     }

@@ -428,7 +428,18 @@ struct BroadPhase::Impl {
   std::vector<char> moved_v;
   std::vector<int> vt_start, vt, ve_start, ve;
   bool adjacency_valid = false;
+  const CollisionSurface* adjacency_of = nullptr;  // the surface the adjacency is of
   Query q;
+  // This query's primitives per set (the active lists, or the whole surface).
+  IdRange sel[kSets];
+  std::vector<int> codim_sel, particle_sel;  // active codim points / particles
+  // The ids whose raw vertex box (vfilled) or grown box and level (filled[kind]) may be
+  // finite: reset to "skip" at the next query, so that outside the active lists every
+  // array reads as it would for a non-finite position, at O(active) cost per query.
+  std::vector<int> vfilled, filled[kKinds];
+  std::vector<int> slot[kKinds];  // position of an active point / edge in its list (sorting)
+  const CollisionSurface* vset_of = nullptr;  // the surface vset was built for
+  size_t vset_counts[2] = {0, 0};
 
   template <Kind K>
   bool is_kin(int id) const {
@@ -460,7 +471,7 @@ struct BroadPhase::Impl {
   void build_grids(const PairRule& r, const Frame& f) {
     SetGrids& A = sets[set_index(r.a)];
     for (LooseGrid& g : A.grid) g.clear();
-    const IdRange ia = ids_of(r.a, *q.s);
+    const IdRange ia = sel[set_index(r.a)];
     if (r.a == r.b) {
       if (ia.end > ia.begin) key[KA].resize(box[KA].size());
       for (int i = ia.begin; i < ia.end; ++i) {
@@ -473,7 +484,7 @@ struct BroadPhase::Impl {
     }
     SetGrids& B = sets[set_index(r.b)];
     for (LooseGrid& g : B.grid) g.clear();
-    const IdRange ib = ids_of(r.b, *q.s);
+    const IdRange ib = sel[set_index(r.b)];
     B.min_level = kMaxLevel + 1;
     for (int i = ib.begin; i < ib.end; ++i) {
       const int id = ib.at(i);
@@ -509,7 +520,7 @@ struct BroadPhase::Impl {
   void find_pairs(const PairRule& r, const Frame& f, std::vector<Cand>& out, size_t& cross) {
     const CollisionSurface& s = *q.s;
     const SetGrids& A = sets[set_index(r.a)];
-    const IdRange ia = ids_of(r.a, s);
+    const IdRange ia = sel[set_index(r.a)];
     const char* fa = filter<KA>();
     if (r.a == r.b) {
       for (int i = ia.begin; i < ia.end; ++i) {
@@ -555,7 +566,7 @@ struct BroadPhase::Impl {
         });
     }
     if (A.max_level < 0) return;
-    const IdRange ib = ids_of(r.b, s);
+    const IdRange ib = sel[set_index(r.b)];
     for (int i = ib.begin; i < ib.end; ++i) {
       const int b = ib.at(i);
       if (level[KB][b] >= A.max_level) continue;
@@ -669,6 +680,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   const size_t nv = x.size();
   const int nt = static_cast<int>(s.triangles.size());
   const int ne = static_cast<int>(s.edges.size());
+  const ActivePrimitives* act = active_;
   require(s.vertex_offset.size() == nv && s.vertex_object.size() == nv,
           "surface built for " + std::to_string(s.vertex_offset.size()) + " vertices, x has " + std::to_string(nv));
   require(s.triangle_offset.size() == size_t(nt) && s.edge_offset.size() == size_t(ne),
@@ -680,39 +692,97 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   out.clear();
   stats_ = Stats{};
   m.updatable = false;
-  m.adjacency_valid = false;
+  if (m.adjacency_of != &s || m.vt_start.size() != nv + 1 || m.vt.size() != 3 * size_t(nt) ||
+      m.ve.size() != 2 * size_t(ne))
+    m.adjacency_valid = false;
   for (int k = 0; k < kKinds; ++k) {
     for (int p : m.stale_list[k]) m.stale[k][p] = 0;
     m.stale_list[k].clear();
   }
   m.q = Impl::Query{&s, pf, ef, kin ? kin->data() : nullptr, dx != nullptr};
-  m.vset.assign(s.codim_vertices.empty() ? 0 : nv, 0);
-  for (int v : s.codim_vertices) m.vset[v] |= 1u;
-  for (int v : s.points) m.vset[v] |= 2u;
+  // Per-vertex set membership depends on the surface only: built once per surface.
+  if (m.vset_of != &s || m.vset.size() != (s.codim_vertices.empty() ? 0 : nv) ||
+      m.vset_counts[0] != s.codim_vertices.size() || m.vset_counts[1] != s.points.size()) {
+    m.vset.assign(s.codim_vertices.empty() ? 0 : nv, 0);
+    for (int v : s.codim_vertices) m.vset[v] |= 1u;
+    for (int v : s.points) m.vset[v] |= 2u;
+    m.vset_of = &s;
+    m.vset_counts[0] = s.codim_vertices.size(), m.vset_counts[1] = s.points.size();
+  }
 
-  // ---- boxes
+  // ---- boxes, over the active lists (or every primitive). Arrays keep their full length
+  // (ids index them); entries outside the lists read as "non-finite" (see vfilled).
   std::vector<Box>&pbox = m.box[kPoint], &tbox = m.box[kTri], &ebox = m.box[kEdge];
-  m.vbox.resize(nv);
-  pbox.resize(nv);
-  tbox.resize(nt);
-  ebox.resize(ne);
   const double inf = std::numeric_limits<double>::infinity();
+  Box skip_box{{inf, inf, inf}, {inf, inf, inf}};
+  auto fit = [&](std::vector<Box>& b, std::vector<uint8_t>& l, size_t n) {
+    if (b.size() != n) b.assign(n, skip_box);
+    if (l.size() != n) l.assign(n, kSkip);
+  };
+  if (m.vbox.size() != nv) m.vbox.assign(nv, skip_box);
+  fit(pbox, m.level[kPoint], nv);
+  fit(tbox, m.level[kTri], nt);
+  fit(ebox, m.level[kEdge], ne);
+  for (int v : m.vfilled) m.vbox[v] = skip_box, pbox[v] = skip_box, m.level[kPoint][v] = kSkip;
+  for (int k : {kTri, kEdge})
+    for (int p : m.filled[k]) m.box[k][p] = skip_box, m.level[k][p] = kSkip;
+  m.vfilled.clear();
+  for (std::vector<int>& f : m.filled) f.clear();
+  const std::vector<int>* plist = &s.vertices;
+  if (act) {
+    plist = &act->points;
+    m.filled[kTri] = act->triangles;
+    m.filled[kEdge] = act->edges;
+    m.vfilled = act->points;
+    // the other sets' lists: codim points and particles among the active points, the
+    // segments a suffix of the (ascending) active edges
+    m.codim_sel.clear();
+    m.particle_sel.clear();
+    if (!m.vset.empty())
+      for (int v : act->points) {
+        if (m.vset[v] & 1u) m.codim_sel.push_back(v);
+        if (m.vset[v] & 2u) m.particle_sel.push_back(v);
+      }
+    const int ntri = static_cast<int>(act->triangles.size()), nedge = static_cast<int>(act->edges.size());
+    const int first_seg = static_cast<int>(
+        std::lower_bound(act->edges.begin(), act->edges.end(), s.num_triangle_edges) - act->edges.begin());
+    m.sel[set_index(PrimitiveSet::SurfacePoints)] = {act->points.data(), 0, static_cast<int>(act->points.size())};
+    m.sel[set_index(PrimitiveSet::Triangles)] = {act->triangles.data(), 0, ntri};
+    m.sel[set_index(PrimitiveSet::Edges)] = {act->edges.data(), 0, nedge};
+    m.sel[set_index(PrimitiveSet::CodimPoints)] = {m.codim_sel.data(), 0, static_cast<int>(m.codim_sel.size())};
+    m.sel[set_index(PrimitiveSet::Segments)] = {act->edges.data(), first_seg, nedge};
+    m.sel[set_index(PrimitiveSet::Particles)] = {m.particle_sel.data(), 0, static_cast<int>(m.particle_sel.size())};
+    for (int k : {kPoint, kEdge}) m.slot[k].resize(k == kPoint ? nv : size_t(ne));
+    for (size_t i = 0; i < act->points.size(); ++i) m.slot[kPoint][act->points[i]] = static_cast<int>(i);
+    for (size_t i = 0; i < act->edges.size(); ++i) m.slot[kEdge][act->edges[i]] = static_cast<int>(i);
+  } else {
+    m.vfilled = s.vertices;
+    for (int k : {kTri, kEdge}) {
+      m.filled[k].resize(m.box[k].size());
+      for (size_t i = 0; i < m.filled[k].size(); ++i) m.filled[k][i] = static_cast<int>(i);
+    }
+    for (int si = 0; si < kSets; ++si) m.sel[si] = ids_of(static_cast<PrimitiveSet>(si), s);
+  }
+  const IdRange tsel = m.sel[set_index(PrimitiveSet::Triangles)], esel = m.sel[set_index(PrimitiveSet::Edges)];
   Box scene{{inf, inf, inf}, {-inf, -inf, -inf}};
-  for (int v : s.vertices) {
+  for (int v : *plist) {
     m.vbox[v] = vertex_box(x[v], dx ? &(*dx)[v] : nullptr);
     Box& p = pbox[v];
     p = m.vbox[v];
     grow(p, 0.5 * (inflation + s.vertex_offset[v]));
     if (finite(p)) unite(scene, p);
   }
-  for (int t = 0; t < nt; ++t) {
+  for (int i = tsel.begin; i < tsel.end; ++i) {
+    const int t = tsel.at(i);
     tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
     if (finite(tbox[t])) unite(scene, tbox[t]);
   }
-  for (int e = 0; e < ne; ++e) {
+  for (int i = esel.begin; i < esel.end; ++i) {
+    const int e = esel.at(i);
     ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
     if (finite(ebox[e])) unite(scene, ebox[e]);
   }
+  stats_.boxed = plist->size() + size_t(tsel.end - tsel.begin) + size_t(esel.end - esel.begin);
   if (s.vertices.empty()) return;
 
   // ---- grid frame: base cell h from the typical (median) edge-box extent (triangle-box
@@ -761,23 +831,21 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   // grids of their own ([1]; the rest in [0]): an obstacle never looks for pairs among
   // obstacles, which are never reported, so a scene with a large obstacle pays for its
   // contacts with the cloth only.
-  m.level[kPoint].resize(nv);
-  m.level[kTri].resize(nt);
-  m.level[kEdge].resize(ne);
-  m.kin[kTri].assign(nt, 0);
-  m.kin[kEdge].assign(ne, 0);
-  if (kin) {
-    const std::vector<char>& k = *kin;
-    for (int t = 0; t < nt; ++t) {
-      const Tri& tri = s.triangles[t];
-      m.kin[kTri][t] = k[tri[0]] && k[tri[1]] && k[tri[2]];
-    }
-    for (int e = 0; e < ne; ++e) m.kin[kEdge][e] = k[s.edges[e][0]] && k[s.edges[e][1]];
+  m.kin[kTri].resize(nt, 0);
+  m.kin[kEdge].resize(ne, 0);
+  for (int i = tsel.begin; i < tsel.end; ++i) {
+    const int t = tsel.at(i);
+    const Tri& tri = s.triangles[t];
+    m.kin[kTri][t] = kin && (*kin)[tri[0]] && (*kin)[tri[1]] && (*kin)[tri[2]];
+  }
+  for (int i = esel.begin; i < esel.end; ++i) {
+    const int e = esel.at(i);
+    m.kin[kEdge][e] = kin && (*kin)[s.edges[e][0]] && (*kin)[s.edges[e][1]];
   }
   auto level_for = [&](const Box& b) { return finite(b) ? static_cast<uint8_t>(level_of(extent(b), cap)) : kSkip; };
-  for (int v : s.vertices) m.level[kPoint][v] = level_for(pbox[v]);
-  for (int t = 0; t < nt; ++t) m.level[kTri][t] = level_for(tbox[t]);
-  for (int e = 0; e < ne; ++e) m.level[kEdge][e] = level_for(ebox[e]);
+  for (int v : *plist) m.level[kPoint][v] = level_for(pbox[v]);
+  for (int i = tsel.begin; i < tsel.end; ++i) m.level[kTri][tsel.at(i)] = level_for(tbox[tsel.at(i)]);
+  for (int i = esel.begin; i < esel.end; ++i) m.level[kEdge][esel.at(i)] = level_for(ebox[esel.at(i)]);
 
   // ---- grids and pairs, rule by rule (candidates.hpp, kPairRules)
   for_each_rule([&](auto, auto ka, auto kb, const PairRule& r) {
@@ -787,8 +855,6 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     for (const LooseGrid& l : g.grid) stats_.grid_entries += l.size();
   const Impl::SetGrids &tris = m.sets[set_index(PrimitiveSet::Triangles)],
                        &edges = m.sets[set_index(PrimitiveSet::Edges)];
-  for (int g = 0; g < 2; ++g) stats_.boxed += tris.grid[g].size() + edges.grid[g].size();
-  for (int v : s.vertices) stats_.boxed += m.level[kPoint][v] != kSkip;
   stats_.levels_used = __builtin_popcount(tris.grid[0].level_mask() | tris.grid[1].level_mask() |
                                           edges.grid[0].level_mask() | edges.grid[1].level_mask());
   for_each_rule([&](auto kind, auto ka, auto kb, const PairRule& r) {
@@ -801,8 +867,13 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     constexpr PairKind K = decltype(kind)::value;
     auto& v = out.get<K>();
     using C = typename std::decay_t<decltype(v)>::value_type;
-    const size_t range = decltype(ka)::value == kPoint ? nv : size_t(ne);
-    sort_pairs(v, m.tmp.get<K>(), m.count, range, [](const C& c) { return first_of(c); },
+    // With active lists the counting sort runs over the first ids' positions in their
+    // (ascending) list: the same order, O(pairs + active) instead of O(surface).
+    constexpr Kind KF = decltype(ka)::value == kPoint ? kPoint : kEdge;
+    const int* sl = act ? m.slot[KF].data() : nullptr;
+    const size_t range = act ? (KF == kPoint ? act->points.size() : act->edges.size())
+                             : (KF == kPoint ? nv : size_t(ne));
+    sort_pairs(v, m.tmp.get<K>(), m.count, range, [sl](const C& c) { return sl ? sl[first_of(c)] : first_of(c); },
                [](const C& c) { return second_of(c); });
   });
   if (dx) {
@@ -833,8 +904,9 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
   m.q = Impl::Query{&s, pf, ef, kin ? kin->data() : nullptr, true};
 
-  // ---- adjacency of the build's surface (the caller passes that same surface)
-  if (!m.adjacency_valid) {
+  // ---- adjacency of the build's surface (the caller passes that same surface); it depends
+  // on the surface only, so it is built once
+  if (!m.adjacency_valid || m.adjacency_of != &s) {
     auto csr = [&](int n_prim, int per, auto vertex_of, std::vector<int>& start, std::vector<int>& list) {
       start.assign(nv + 1, 0);
       for (int p = 0; p < n_prim; ++p)
@@ -848,6 +920,7 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     csr(nt, 3, [&](int t, int i) { return s.triangles[t][i]; }, m.vt_start, m.vt);
     csr(ne, 2, [&](int e, int i) { return s.edges[e][i]; }, m.ve_start, m.ve);
     m.adjacency_valid = true;
+    m.adjacency_of = &s;
   }
 
   // ---- the primitives that move now (fresh[kind]), with their new boxes
@@ -876,10 +949,12 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
 
   // the boxes exactly as run() forms them
   for (int v : m.fresh[kPoint]) {
+    m.vfilled.push_back(v);  // (reset by the next query, like the active ones)
     m.vbox[v] = vertex_box(x[v], &dx[v]);
     m.box[kPoint][v] = m.vbox[v];
     grow(m.box[kPoint][v], 0.5 * (inflation + s.vertex_offset[v]));
   }
+  for (int k : {kTri, kEdge}) m.filled[k].insert(m.filled[k].end(), m.fresh[k].begin(), m.fresh[k].end());
   for (int t : m.fresh[kTri])
     m.box[kTri][t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
   for (int e : m.fresh[kEdge])

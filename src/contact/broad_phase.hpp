@@ -61,6 +61,17 @@
 
 namespace weft {
 
+// The primitives a query may pair, each list ascending (a rank's contact halo, DESIGN.md
+// "Distributed model"): every primitive outside the lists is treated as one with a
+// non-finite box, so a query reports exactly the pairs it reports on positions that are
+// NaN outside the listed vertices, while its loops run over the lists only (O(owned +
+// halo), never O(surface)). points: surface vertex ids; edges: edge indices (triangle
+// edges and segments); triangles: triangle indices. Every vertex of a listed edge or
+// triangle must be a listed point.
+struct ActivePrimitives {
+  std::vector<int> points, edges, triangles;
+};
+
 class BroadPhase {
  public:
   struct Stats {
@@ -68,7 +79,8 @@ class BroadPhase {
     int levels_used = 0;        // distinct occupied levels (triangle + edge grids)
     size_t grid_entries = 0;    // entries stored (one per primitive in a grid)
     size_t cross_level_pairs = 0;  // pairs between primitives stored at different levels
-    size_t boxed = 0;           // points, edges and triangles with a finite box (the work)
+    size_t boxed = 0;           // points, edges and triangles boxed (the work: the active
+                                // lists' sizes, or the whole surface without them)
   };
 
   BroadPhase();
@@ -112,6 +124,10 @@ class BroadPhase {
 
   const Stats& last_stats() const { return stats_; }
 
+  // Later queries (and updates) consider only these primitives (see ActivePrimitives; the
+  // object must outlive its use, its contents may change between queries); null = all.
+  void set_active(const ActivePrimitives* active) { active_ = active; }
+
  private:
   struct Impl;
   void run(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
@@ -119,6 +135,7 @@ class BroadPhase {
            const std::vector<char>* kinematic, Candidates& out);
   std::unique_ptr<Impl> impl_;
   Stats stats_;
+  const ActivePrimitives* active_ = nullptr;
 };
 
 }  // namespace weft

@@ -61,6 +61,34 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
     std::nth_element(len.begin(), len.begin() + len.size() / 2, len.end());
     skin_max_growth_ = kSkinMaxGrowthPerEdge * len[len.size() / 2];
   }
+  all_.points = surface_.vertices;
+  for (size_t t = 0; t < surface_.triangles.size(); ++t) all_.triangles.push_back(static_cast<int>(t));
+  for (size_t e = 0; e < surface_.edges.size(); ++e) all_.edges.push_back(static_cast<int>(e));
+}
+
+void ContactModel::set_active(const ActivePrimitives* active) {
+  active_ = active;
+  broad_phase_.set_active(active);
+  skin_phase_.set_active(active);
+}
+
+void ContactModel::count_broad(const BroadPhase& bp) {
+  const long n = static_cast<long>(bp.last_stats().boxed);
+  timers_.broad_primitives += n;
+  timers_.broad_primitives_max = std::max(timers_.broad_primitives_max, n);
+  ++timers_.broad_runs;
+}
+
+void ContactModel::store_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) {
+  const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
+  if (swept_x_.size() != x.size()) {
+    swept_x_.assign(x.size(), nan);
+    swept_dx_.assign(x.size(), nan);
+    swept_filled_.clear();
+  }
+  for (int v : swept_filled_) swept_x_[v] = swept_dx_[v] = nan;
+  swept_filled_ = act().points;
+  for (int v : swept_filled_) swept_x_[v] = x[v], swept_dx_[v] = dx[v];
 }
 
 bool ContactModel::all_kinematic(const int* v, int n) const {
@@ -311,7 +339,7 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   const double tol = swept_shifted_ ? 0.25 * swept_margin_ : 0.0;
   const double free_shift = swept_shifted_ ? std::numeric_limits<double>::infinity() : 0.0;
   double slo[3] = {-free_shift, -free_shift, -free_shift}, shi[3] = {free_shift, free_shift, free_shift};
-  for (int v : surface_.vertices) {
+  for (int v : act().points) {
     const Vec3& a = x[v];
     if (!finite3(a)) continue;  // never paired at x
     for (int k = 0; k < 3; ++k) {
@@ -365,11 +393,15 @@ void ContactModel::emit_dynamic(const int* v, int nv, const double* g, const dou
 }
 
 const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances(const std::vector<Vec3>& x) const {
-  if (prox_dist_valid_ && prox_dist_x_.size() == x.size() &&
-      std::equal(x.begin(), x.end(), prox_dist_x_.begin(), [](const Vec3& a, const Vec3& b) {
-        return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+  // The distances depend on the stencils' positions only: the cache is valid while those
+  // are bitwise the same (a NaN never compares equal, so it is then recomputed).
+  if (prox_dist_valid_ && prox_dist_x_.size() == prox_vertices_.size() &&
+      std::equal(prox_vertices_.begin(), prox_vertices_.end(), prox_dist_x_.begin(), [&](int v, const Vec3& b) {
+        return x[v][0] == b[0] && x[v][1] == b[1] && x[v][2] == b[2];
       }))
     return prox_dist_;
+  if (vmark_.size() != x.size()) vmark_.assign(x.size(), 0);
+  prox_vertices_.clear();
   prox_dist_.resize(proximity_.size());
   size_t i = 0;
   for_each_pair_kind([&](auto k) {
@@ -379,9 +411,15 @@ const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances
       P::stencil(surface_, p, v);
       const typename P::Type type = P::classify(x, v);
       prox_dist_[i++] = {static_cast<int>(type), P::d2(x, v, type)};
+      for (int a = 0; a < P::N; ++a)
+        if (!vmark_[v[a]]) vmark_[v[a]] = 1, prox_vertices_.push_back(v[a]);
     }
   });
-  prox_dist_x_ = x;
+  prox_dist_x_.resize(prox_vertices_.size());
+  for (size_t j = 0; j < prox_vertices_.size(); ++j) {
+    prox_dist_x_[j] = x[prox_vertices_[j]];
+    vmark_[prox_vertices_[j]] = 0;
+  }
   prox_dist_valid_ = true;
   return prox_dist_;
 }
@@ -393,7 +431,7 @@ void ContactModel::update_proximity(const std::vector<Vec3>& x) {
     ++timers_.proximity_filtered;
   } else {
     broad_phase_.find_proximity(surface_, x, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, proximity_);
-    timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+    count_broad(broad_phase_);
   }
   timers_.proximity_candidates += static_cast<long>(proximity_.size());
 }
@@ -412,7 +450,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // The vertices whose query box leaves the box the skin set was built with (all of them
   // count as outside when there is no skin set).
   skin_moved_.clear();
-  for (int v : surface_.vertices) {
+  const std::vector<int>& pts = act().points;
+  for (int v : pts) {
     bool ok = true;
     for (int k = 0; k < 3; ++k) {
       const double a = x[v][k], e = x[v][k] + dx[v][k];
@@ -431,7 +470,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   }
   if (!skin_valid_ || !skin_moved_.empty()) {
     double step = 0.0;  // the largest vertex step of this query
-    for (int v : surface_.vertices)
+    for (int v : pts)
       if (vlo_[v][0] < inf) step = std::max(step, (vhi_[v] - vlo_[v]).maxCoeff());
     // Large steps (the first Newton iterations of a time step): the next query rarely fits
     // a skin grown by this whole step, and such a skin set is huge.
@@ -441,12 +480,11 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       // Plain broad phase, in the shifted frame when the caller gives one (see the
       // declaration), or on cloth too fine for even a kSkin dhat skin.
       const Vec3 c = shifted ? *shift : Vec3::Zero();
-      swept_x_ = x;
-      swept_dx_ = dx;
+      store_swept(x, dx);
       double infl = params_.dhat;
       if (shifted) {
         double scale = 0.0;
-        for (int v : surface_.vertices)
+        for (int v : pts)
           if (vlo_[v][0] < inf) {
             swept_dx_[v] -= c;
             scale = std::max(scale, std::max(x[v].cwiseAbs().maxCoeff(), (x[v] + dx[v]).cwiseAbs().maxCoeff()));
@@ -459,7 +497,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       }
       broad_phase_.find_swept(surface_, swept_x_, swept_dx_, infl, &point_owned_, &edge_owned_, &kinematic_,
                               swept_);
-      timers_.broad_primitives += static_cast<long>(broad_phase_.last_stats().boxed);
+      count_broad(broad_phase_);
       timers_.swept_candidates += static_cast<long>(swept_.size());
       ++timers_.swept_rebuilds;
       skin_valid_ = false;
@@ -476,6 +514,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     const double skin0 = kSkin * params_.dhat;
     const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
     auto set_skin = [&](int v) {
+      if (!skin_mark_[v]) skin_mark_[v] = 1, skin_filled_.push_back(v);
       if (!(vlo_[v][0] < inf)) {
         skin_lo_[v] = skin_hi_[v] = nan;
         return;
@@ -497,6 +536,15 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     // then is the set a rebuild with these boxes would give, plus pairs of the old boxes
     // that the filter below drops.
     bool updated = false;
+    if (skin_x_.size() != x.size()) {
+      skin_x_.assign(x.size(), nan);
+      skin_dx_.assign(x.size(), nan);
+      skin_lo_.assign(x.size(), nan);
+      skin_hi_.assign(x.size(), nan);
+      skin_mark_.assign(x.size(), 0);
+      skin_filled_.clear();
+      skin_valid_ = false;
+    }
     if (skin_valid_) {
       for (int v : skin_moved_) set_skin(v);
       updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
@@ -510,15 +558,12 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       }
     }
     if (!updated) {
-      skin_x_.resize(x.size());
-      skin_dx_.resize(x.size());
-      skin_lo_.resize(x.size());
-      skin_hi_.resize(x.size());
-      for (size_t v = 0; v < x.size(); ++v) skin_x_[v] = skin_dx_[v] = nan;
-      for (int v : surface_.vertices) set_skin(v);
+      for (int v : skin_filled_) skin_x_[v] = skin_dx_[v] = skin_lo_[v] = skin_hi_[v] = nan, skin_mark_[v] = 0;
+      skin_filled_.clear();
+      for (int v : pts) set_skin(v);
       skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
                              skin_);
-      timers_.broad_primitives += static_cast<long>(skin_phase_.last_stats().boxed);
+      count_broad(skin_phase_);
       skin_valid_ = true;
       ++timers_.swept_rebuilds;
     }
@@ -549,16 +594,24 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   };
   // Each primitive's box once (a skin set names each primitive in ~10 pairs); a primitive
   // that is never paired gets an empty box.
+  // Primitives outside the active lists keep (or get back) the empty box.
   const Box none{{inf, inf, inf}, {-inf, -inf, -inf}};
   const size_t nt = surface_.triangles.size(), ne = surface_.edges.size();
-  query_pbox_.resize(x.size());
-  query_tbox_.resize(nt);
-  query_ebox_.resize(ne);
-  for (int v : surface_.vertices)
+  std::vector<Box>* qb[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
+  const size_t qn[3] = {x.size(), ne, nt};
+  for (int k = 0; k < 3; ++k) {
+    if (qb[k]->size() != qn[k]) qb[k]->assign(qn[k], none), query_filled_[k].clear();
+    for (int id : query_filled_[k]) (*qb[k])[id] = none;
+  }
+  const ActivePrimitives& a = act();
+  query_filled_[0] = a.points;
+  query_filled_[1] = a.edges;
+  query_filled_[2] = a.triangles;
+  for (int v : a.points)
     if (!prim(&v, 1, surface_.vertex_offset[v], query_pbox_[v])) query_pbox_[v] = none;
-  for (size_t t = 0; t < nt; ++t)
+  for (int t : a.triangles)
     if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset[t], query_tbox_[t])) query_tbox_[t] = none;
-  for (size_t e = 0; e < ne; ++e)
+  for (int e : a.edges)
     if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset[e], query_ebox_[e])) query_ebox_[e] = none;
   const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
   for_each_pair_kind([&](auto k) {
@@ -569,8 +622,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       if (overlap(ba[P::a(p)], bb[P::b(p)])) out.push_back(p);
   });
   timers_.swept_candidates += static_cast<long>(swept_.size());
-  swept_x_ = x;
-  swept_dx_ = dx;
+  store_swept(x, dx);
   swept_shifted_ = false;
   swept_stored_ = true;
 }
@@ -695,14 +747,33 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   for (const auto& f : friction_) add(f.ids, f.nv);
   // Sorted and unique: a counting sort on the row, then each row's few columns (the
   // couplings of a crowded stack run to millions before deduplication).
-  const size_t nv = surface_.vertex_offset.size(), n = out.size();  // vertex count
+  // The rows are stencil vertices, all among the active points: the counting sort runs
+  // over their positions in that (ascending) list, O(couplings + active), not O(vertices).
+  const std::vector<int>& pts = act().points;
+  const size_t n = out.size(), np = pts.size();
+  if (vslot_.size() != surface_.vertex_offset.size()) vslot_.assign(surface_.vertex_offset.size(), -1);
+  for (size_t i = 0; i < np; ++i) vslot_[pts[i]] = static_cast<int>(i);
   auto& count = couple_count_;
   auto& tmp = couple_tmp_;
-  count.assign(nv + 1, 0);
-  for (const auto& c : out) ++count[c.first + 1];
-  for (size_t v = 0; v < nv; ++v) count[v + 1] += count[v];
+  count.assign(np + 1, 0);
+  bool listed = true;
+  for (const auto& c : out) {
+    const int sl = vslot_[c.first];
+    if (sl < 0) {
+      listed = false;
+      break;
+    }
+    ++count[sl + 1];
+  }
   tmp.resize(n);
-  for (const auto& c : out) tmp[count[c.first]++] = c;
+  if (listed) {
+    for (size_t v = 0; v < np; ++v) count[v + 1] += count[v];
+    for (const auto& c : out) tmp[count[vslot_[c.first]]++] = c;
+  } else {  // (a row outside the lists: cannot happen with the halo's lists; sort plainly)
+    std::copy(out.begin(), out.end(), tmp.begin());
+    std::sort(tmp.begin(), tmp.end());
+  }
+  for (int v : pts) vslot_[v] = -1;
   out.clear();
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
@@ -751,7 +822,6 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
 void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Vec3>& x_ref, double kappa) {
   ContactScope scope(&timers_, ContactPhase::FrictionLag);
   friction_.clear();
-  x_ref_ = x_ref;
   const double dhat = params_.dhat;
   auto mu_of = [&](int obj_a, int obj_b) {
     // Per-object coefficients combine as the geometric mean (0 if either is frictionless).
@@ -769,7 +839,10 @@ void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Ve
       if (!(lambda > 0) || !std::isfinite(lambda)) continue;
       FrictionPair f;
       f.nv = P::N;
-      for (int a = 0; a < 4; ++a) f.ids[a] = a < P::N ? v[a] : -1;
+      for (int a = 0; a < 4; ++a) {
+        f.ids[a] = a < P::N ? v[a] : -1;
+        f.ref[a] = a < P::N ? x_ref[v[a]] : Vec3::Zero();
+      }
       if constexpr (P::N == 4) {
         f.T = P::friction(x, v);
       } else {
@@ -791,6 +864,19 @@ std::vector<int> ContactModel::friction_vertices() const {
   return ids;
 }
 
+void ContactModel::set_friction_reference(const std::vector<Vec3>& x_ref) {
+  for (auto& f : friction_)
+    for (int a = 0; a < f.nv; ++a) f.ref[a] = x_ref[f.ids[a]];
+}
+
+void ContactModel::set_friction_reference(const std::vector<int>& ids, const std::vector<Vec3>& values) {
+  for (auto& f : friction_)
+    for (int a = 0; a < f.nv; ++a) {
+      const auto it = std::lower_bound(ids.begin(), ids.end(), f.ids[a]);
+      f.ref[a] = values[it - ids.begin()];
+    }
+}
+
 double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
   ContactScope scope(&timers_, ContactPhase::FrictionEnergy);
   timers_.friction_pairs += static_cast<long>(friction_.size());
@@ -798,7 +884,7 @@ double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
   double e = 0.0;
   for (const auto& f : friction_) {
     Vec12 dx = Vec12::Zero();  // (rows past the stencil stay 0, as do those of T)
-    for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
+    for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - f.ref[a];
     const Vec2 u = f.T.transpose() * dx;
     e += f.mu_lambda * friction_f0(u.norm(), eps);
   }
@@ -812,7 +898,7 @@ double ContactModel::assemble_friction(const std::vector<Vec3>& x, const Contact
   double e = 0.0;
   for (const auto& f : friction_) {
     Vec12 dx = Vec12::Zero();
-    for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - x_ref_[f.ids[a]];
+    for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - f.ref[a];
     const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
     e += le.value;
     emit_dynamic<4>(f.ids, f.nv, le.gradient.data(), le.hessian.data(), sink);

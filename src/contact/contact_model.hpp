@@ -47,6 +47,12 @@ class ContactModel {
   // `free` is indexed by vertex (empty = none).
   void set_free_kinematic(const std::vector<char>& free);
 
+  // The primitives this rank's positions know (the contact halo's active lists, updated by
+  // every exchange; not owned): every per-iteration pass (broad phases, the skin and
+  // proximity filters, box and position bookkeeping) then runs over them, O(owned + halo),
+  // and positions outside them are never read. Null (the default) = the whole surface.
+  void set_active(const ActivePrimitives* active);
+
   // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
   // When every vertex known at x lies inside its box of the last update_swept (a Newton
   // iterate x + alpha dx, the usual case), the set is the swept set filtered by the boxes
@@ -93,7 +99,10 @@ class ContactModel {
   std::vector<int> friction_vertices() const;
   // Replaces x_ref (only the friction vertices are read): a rank that did not know every
   // start-of-step position at lag time fetches them and sets them here.
-  void set_friction_reference(std::vector<Vec3> x_ref) { x_ref_ = std::move(x_ref); }
+  void set_friction_reference(const std::vector<Vec3>& x_ref);
+  // The same from the friction vertices' values alone: values[i] is ids[i]'s (ids ascending,
+  // as friction_vertices() gives them).
+  void set_friction_reference(const std::vector<int>& ids, const std::vector<Vec3>& values);
   double friction_energy(const std::vector<Vec3>& x) const;
   double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
 
@@ -135,7 +144,12 @@ class ContactModel {
     int ids[4];
     Eigen::Matrix<double, 12, 2> T;  // tangent operator, padded to 12 rows (zero past 3 nv)
     double mu_lambda;
+    Vec3 ref[4];                     // the stencil's reference positions (start of step)
   };
+  const ActivePrimitives& act() const { return active_ ? *active_ : all_; }
+  // swept_x_ / swept_dx_ := x / dx at the active points (NaN where the previous store wrote).
+  void store_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
+  void count_broad(const BroadPhase& bp);
 
   CollisionSurface surface_;
   std::vector<double> ee_eps_x_;   // mollifier threshold per edge pair is a product: store |e|^2 at rest
@@ -166,7 +180,15 @@ class ContactModel {
   mutable std::vector<int> couple_count_;                 // active_couplings scratch
   mutable std::vector<std::pair<int, int>> couple_tmp_;
   std::vector<FrictionPair> friction_;
-  std::vector<Vec3> x_ref_;
+  const ActivePrimitives* active_ = nullptr;
+  ActivePrimitives all_;                     // the whole surface (no active lists given)
+  // The entries the last pass wrote in the full-length scratch arrays, reset to NaN / empty
+  // by the next one (so passes cost O(active), not O(surface)).
+  std::vector<int> swept_filled_, skin_filled_, query_filled_[3];
+  std::vector<char> skin_mark_;
+  mutable std::vector<int> prox_vertices_;   // proximity_distances' cache: the stencil vertices
+  mutable std::vector<char> vmark_;          // scratch per vertex
+  mutable std::vector<int> vslot_;           // scratch per vertex (-1 outside a pass)
   mutable ContactTimers timers_;
 };
 

@@ -61,6 +61,13 @@ struct ContactTimers {
   long friction_pairs = 0;       // friction pairs assembled or evaluated
   long ccd_queries = 0;          // ACCD queries
   long halo_vertices = 0;        // vertices received from other ranks
+  // Locality (issue 20): the work of the per-iteration passes, which must follow the
+  // rank's share (owned + halo), never the whole surface.
+  long broad_runs = 0;           // broad-phase builds (proximity, swept and skin)
+  long broad_primitives_max = 0; // most primitives one build boxed
+  long position_entries = 0;     // position entries touched by halo exchanges (resets and
+                                 // fills), line-search trials and kinematic advances
+  long position_entries_max = 0; // ... the most in one such pass
   // Optional hooks around every phase (PETSc log events), with the phase's event id.
   void (*event_begin)(int) = nullptr;
   void (*event_end)(int) = nullptr;
@@ -98,6 +105,9 @@ struct ContactTimers {
     d.friction_pairs -= before.friction_pairs;
     d.ccd_queries -= before.ccd_queries;
     d.halo_vertices -= before.halo_vertices;
+    d.broad_runs -= before.broad_runs;
+    d.position_entries -= before.position_entries;
+    // (the maxima stay maxima since construction)
     return d;
   }
 };

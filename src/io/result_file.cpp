@@ -1,5 +1,6 @@
 #include "io/result_file.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -223,7 +224,36 @@ void write_rows(hid_t ds, int begin, int end, const std::vector<double>& rows) {
   H5Sclose(space);
 }
 
-void read_rows(hid_t ds, int begin, int end, std::vector<double>& rows) {
+// The rows `input_ids` (any order, each once) of an (n x 3) dataset into rows[3 i + d]: one
+// point selection over the rows asked for (sorted, so the file is read front to back).
+void read_selected_rows(hid_t ds, const std::vector<int>& input_ids, std::vector<double>& rows) {
+  const size_t n = input_ids.size();
+  std::vector<int> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return input_ids[a] < input_ids[b]; });
+  std::vector<hsize_t> coords(6 * n);
+  for (size_t k = 0; k < n; ++k)
+    for (int d = 0; d < 3; ++d) coords[6 * k + 2 * d] = hsize_t(input_ids[order[k]]), coords[6 * k + 2 * d + 1] = d;
+  hid_t space = H5Dget_space(ds);
+  hsize_t mcount[1] = {std::max<hsize_t>(1, 3 * n)};
+  hid_t mem = H5Screate_simple(1, mcount, nullptr);
+  if (n > 0) {
+    H5Sselect_elements(space, H5S_SELECT_SET, 3 * n, coords.data());
+  } else {
+    H5Sselect_none(space);
+    H5Sselect_none(mem);
+  }
+  std::vector<double> sorted(3 * n + 1);
+  herr_t rc = H5Dread(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, sorted.data());
+  H5Sclose(mem);
+  H5Sclose(space);
+  if (rc < 0) throw InputError("cannot read checkpoint data");
+  rows.resize(3 * n);
+  for (size_t k = 0; k < n; ++k)
+    for (int d = 0; d < 3; ++d) rows[3 * order[k] + d] = sorted[3 * k + d];
+}
+
+[[maybe_unused]] void read_rows(hid_t ds, int begin, int end, std::vector<double>& rows) {
   hid_t space = H5Dget_space(ds);
   hsize_t start[2] = {hsize_t(begin), 0}, count[2] = {hsize_t(end - begin), 3};
   H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
@@ -737,10 +767,10 @@ void ResultFile::write_xdmf() const {
   std::ofstream(xdmf) << xdmf_text(L);
 }
 
-Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm comm) {
+Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const LocalView& lv) {
   quiet_hdf5();
   if (!std::filesystem::exists(path)) throw InputError(path + ": restart file not found");
-  hid_t fapl = mpi_fapl(comm);
+  hid_t fapl = mpi_fapl(lv.comm);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
   H5Pclose(fapl);
   if (file < 0) throw InputError(path + ": not a readable HDF5 result file (truncated or corrupt?)");
@@ -752,6 +782,8 @@ Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm
     c.time = get_attr<double>(cp, "time", H5T_NATIVE_DOUBLE);
     if (c.frame < 0) throw InputError(path + ": its checkpoint was being written when the run stopped");
     const int n = scene.num_vertices;
+    std::vector<int> rows(lv.num_local());  // this rank's vertices, as input ids
+    for (int l = 0; l < lv.num_local(); ++l) rows[l] = scene.input_of_solver[lv.global_of_local(l)];
     for (const char* name : {"x", "v"}) {
       hid_t ds = H5Dopen2(cp, name, H5P_DEFAULT);
       if (ds < 0) throw InputError(path + ": /checkpoint/" + name + " missing");
@@ -762,7 +794,7 @@ Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm
       if (dims[0] != hsize_t(n) || dims[1] != 3)
         throw InputError(path + ": /checkpoint/" + name + " has " + std::to_string(dims[0]) +
                          " vertices but the case has " + std::to_string(n));
-      read_rows(ds, 0, n, std::string(name) == "x" ? c.x : c.v);
+      read_selected_rows(ds, rows, std::string(name) == "x" ? c.x : c.v);
       H5Dclose(ds);
     }
     if (H5Lexists(cp, "arrays", H5P_DEFAULT) <= 0) throw InputError(path + ": /checkpoint/arrays missing");

@@ -20,7 +20,10 @@ namespace weft {
 struct Checkpoint {
   int frame = 0;                 // last frame written when the checkpoint was taken
   double time = 0.0;
-  std::vector<double> x, v;      // input order, 3 per vertex
+  // This rank's vertices only, in LocalView order (owned, then ghosts), 3 per vertex: a
+  // restart reads its own rows of /checkpoint/x and /v (HDF5 point selections), never the
+  // whole datasets.
+  std::vector<double> x, v;
   NamedArrays arrays;            // the stepper's own state (Stepper::save), by name
 };
 
@@ -76,8 +79,9 @@ class ResultFile {
   VecScatter tri_scatter_ = nullptr;
 };
 
-// Read the checkpoint of a result file; InputError (exit 2) on a missing, truncated or
+// Read the checkpoint of a result file: x and v of lv's local vertices (see Checkpoint),
+// the stepper's arrays whole. InputError (exit 2) on a missing, truncated or
 // checkpoint-less file. Collective.
-Checkpoint read_checkpoint(const std::string& path, const Scene& scene, MPI_Comm comm);
+Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const LocalView& lv);
 
 }  // namespace weft

@@ -315,7 +315,11 @@ NamedValues CipcStepper::start_stats() {
 
 NamedValues CipcStepper::rank_totals() const {
   if (!contact_) return {};
-  return {{"halo_vertices", double(contact_->timers().halo_vertices)}};
+  const ContactTimers& t = contact_->timers();
+  return {{"halo_vertices", double(t.halo_vertices)},
+          {"broad_primitives_max", double(t.broad_primitives_max)},
+          {"position_entries_max", double(t.position_entries_max)},
+          {"surface_primitives", double(contact_->surface_primitives())}};
 }
 
 std::string CipcStepper::describe() const {

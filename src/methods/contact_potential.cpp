@@ -57,6 +57,7 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
   kappa_ = kappa_bounds_.min;
   halo_ = std::make_unique<ContactHalo>(model_->surface(), scene.vertex_range, lv.comm, cp.dhat);
   halo_->set_timers(&model_->timers());
+  model_->set_active(&halo_->active());
   check(VecDuplicate(x, &x_start_), "VecDuplicate");
   stage_contact_ = log_stage("weft Contact");
 }
@@ -182,11 +183,27 @@ double ContactPotential::max_step(Vec x, Vec p) {
 }
 
 double ContactPotential::trial_energy(double alpha) {
-  xf_trial_.resize(xf_.size());
-  for (size_t v = 0; v < xf_.size(); ++v) xf_trial_[v] = xf_[v] + alpha * pf_[v];
+  // Over the halo's known vertices only (elsewhere xf_ and pf_ are NaN, and so is the
+  // trial): O(owned + halo) per line-search trial.
+  const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
+  if (xf_trial_.size() != xf_.size()) xf_trial_.assign(xf_.size(), nan), trial_filled_.clear();
+  const std::vector<int>& known = halo_->known();
+  long touched = static_cast<long>(known.size());
+  if (trial_filled_ != known) {  // (a new exchange since the last trial)
+    for (int v : trial_filled_) {
+      xf_trial_[v] = nan;
+      touched += !halo_->is_known(v);  // (distinct entries touched)
+    }
+    trial_filled_ = known;
+  }
+  for (int v : known) xf_trial_[v] = xf_[v] + alpha * pf_[v];
+  ContactTimers& t = model_->timers();
+  t.position_entries += touched;
+  t.position_entries_max = std::max(t.position_entries_max, touched);
   return model_->barrier_energy(xf_trial_, kappa_) + model_->friction_energy(xf_trial_);
 }
 
+// Both buffers now hold values at the same known vertices (trial_filled_), NaN elsewhere.
 void ContactPotential::accept(double /*alpha*/) { xf_.swap(xf_trial_); }
 
 void ContactPotential::after_step() {
@@ -201,7 +218,6 @@ void ContactPotential::after_step() {
 
 void ContactPotential::begin_step(Vec x) {
   check(VecCopy(x, x_start_), "VecCopy");
-  xf_trial_.resize(scene_.num_vertices);
 }
 
 void ContactPotential::lag_friction(Vec x) {
@@ -214,14 +230,14 @@ void ContactPotential::lag_friction(Vec x) {
   // the start of the step, fetched from the owners.
   const std::vector<int> ids = model_->friction_vertices();
   halo_->keep(ids);
-  std::vector<Vec3> ref;
+  std::vector<Vec3> ref;  // ref[i]: ids[i]'s start-of-step position (no full-length array)
   {
     const PetscScalar* a;
     check(VecGetArrayRead(x_start_, &a), "VecGetArrayRead");
-    halo_->fetch(a, ids, ref);
+    halo_->fetch_values(a, ids, ref);
     check(VecRestoreArrayRead(x_start_, &a), "VecRestoreArrayRead");
   }
-  model_->set_friction_reference(std::move(ref));
+  model_->set_friction_reference(ids, ref);
   seconds += seconds_since(t0);
 }
 
@@ -232,7 +248,11 @@ double ContactPotential::move_bound(Vec x, Vec p) {
 }
 
 void ContactPotential::advance(double beta) {
-  for (int v = 0; v < scene_.num_vertices; ++v) xf_[v] += beta * pf_[v];
+  const std::vector<int>& known = halo_->known();  // (NaN elsewhere stays NaN)
+  for (int v : known) xf_[v] += beta * pf_[v];
+  ContactTimers& t = model_->timers();
+  t.position_entries += static_cast<long>(known.size());
+  t.position_entries_max = std::max(t.position_entries_max, static_cast<long>(known.size()));
 }
 
 void ContactPotential::end_step(double& min_distance, int& pairs) {

@@ -52,6 +52,12 @@ class ContactPotential final : public GlobalTerm {
   double kappa() const { return kappa_; }
   void set_kappa(double k) { kappa_ = k; }
   const ContactTimers& timers() const { return model_->timers(); }
+  // Points + edges + triangles of the whole collision surface (yardstick of the per-rank
+  // work counters, tests/e2e/local_loops.sh).
+  long surface_primitives() const {
+    const CollisionSurface& s = model_->surface();
+    return static_cast<long>(s.vertices.size() + s.edges.size() + s.triangles.size());
+  }
   // Counters since the last reset: ACCD queries and seconds spent in the contact phases
   // outside assembly and energy evaluations.
   long ccd_queries = 0;
@@ -74,6 +80,9 @@ class ContactPotential final : public GlobalTerm {
   bool rebuilt_last_ = false;       // the previous Newton iteration grew the contact pattern
   Vec x_start_ = nullptr;           // positions at the start of the step (friction reference)
   std::vector<Vec3> xf_, pf_, xf_trial_;
+  // The entries of xf_trial_ that hold values (the rest NaN, like xf_ outside the halo's
+  // known vertices): a trial resets these and writes the known ones, O(owned + halo).
+  std::vector<int> trial_filled_;
   int stage_contact_ = 0;
 };
 

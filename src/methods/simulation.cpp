@@ -27,10 +27,7 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, St
     PetscScalar* a;
     VecGhostGetLocalForm(vec, &local);
     VecGetArray(local, &a);
-    for (int l = 0; l < lv.num_local(); ++l) {
-      const int input = scene.input_of_solver[lv.global_of_local(l)];
-      for (int d = 0; d < 3; ++d) a[3 * l + d] = (*src)[3 * input + d];
-    }
+    for (int l = 0; l < 3 * lv.num_local(); ++l) a[l] = (*src)[l];  // (rows in LocalView order)
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(vec, &local);
   }
@@ -137,7 +134,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   int first_step = 1;
   std::unique_ptr<ResultFile> out;
   if (!opt.restart.empty()) {
-    Checkpoint c = read_checkpoint(opt.restart, scene, comm);
+    Checkpoint c = read_checkpoint(opt.restart, scene, lv);
     load_state(c, scene, lv, stepper, opt.restart);
     summary.output = opt.output.empty() ? opt.restart : opt.output;
     if (std::filesystem::absolute(summary.output) != std::filesystem::absolute(opt.restart)) {

@@ -49,7 +49,33 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   support.erase(std::unique(support.begin(), support.end()), support.end());
   support_ = std::move(support);
   mark_.assign(nv, 0);
+  known_mark_.assign(nv, 0);
+  // adjacency for the active lists (built once: storage of the whole surface)
+  vt_start_.assign(nv + 1, 0);
+  for (const Tri& t : surface_.triangles)
+    for (int v : t) ++vt_start_[v + 1];
+  for (int v = 0; v < nv; ++v) vt_start_[v + 1] += vt_start_[v];
+  vt_.resize(vt_start_[nv]);
+  {
+    std::vector<int> fill(vt_start_.begin(), vt_start_.end() - 1);
+    for (size_t t = 0; t < surface_.triangles.size(); ++t)
+      for (int v : surface_.triangles[t]) vt_[fill[v]++] = static_cast<int>(t);
+  }
+  te_start_.assign(nv + 1, 0);
+  se_start_.assign(nv + 1, 0);
+  for (size_t e = 0; e < surface_.edges.size(); ++e)
+    ++(surface_.is_segment(static_cast<int>(e)) ? se_start_ : te_start_)[surface_.edges[e][0] + 1];
+  for (int v = 0; v < nv; ++v) te_start_[v + 1] += te_start_[v], se_start_[v + 1] += se_start_[v];
   if (ranks_ > 1) fixed_ = make_pattern(support_);
+  if (ranks_ == 1) {
+    // One rank knows every vertex for good: the lists are the whole surface, made once.
+    for (int v = 0; v < nv; ++v) known_.push_back(v);
+    active_.points = surface_.vertices;
+    for (size_t t = 0; t < surface_.triangles.size(); ++t) active_.triangles.push_back(static_cast<int>(t));
+    for (size_t e = 0; e < surface_.edges.size(); ++e) active_.edges.push_back(static_cast<int>(e));
+  } else {
+    for (int v = lo; v < hi; ++v) known_.push_back(v);
+  }
   box_counts_.resize(ranks_);
   box_displs_.resize(ranks_);
 }
@@ -132,8 +158,10 @@ void ContactHalo::reset(std::vector<Vec3>& xf, std::vector<Vec3>* pf) {
   const Vec3 nan(kNaN, kNaN, kNaN);
   if (xf.size() != nv) xf.assign(nv, nan);
   if (pf && pf->size() != nv) pf->assign(nv, nan);
+  stats_.reset = static_cast<long>(received_x_.size() + (pf ? received_p_.size() : 0));
   // Only the entries a previous exchange filled can be stale: clear those (O(halo), not O(N)).
   for (int v : received_x_) xf[v] = nan;
+  last_reset_.swap(received_x_);  // (kept to count the entries touched, update_known)
   received_x_.clear();
   if (pf) {
     for (int v : received_p_) (*pf)[v] = nan;
@@ -171,6 +199,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
                            std::vector<Vec3>* pf) {
   ContactScope scope(timers_, ContactPhase::Halo);
   const int lo = range_[rank_], hi = range_[rank_ + 1];
+  stats_ = Stats{};
   reset(xf, p_owned ? pf : nullptr);
   if (!p_owned) pf = nullptr;
   for (int v = lo; v < hi; ++v) {
@@ -178,7 +207,11 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
     xf[v] = Vec3(x_owned[3 * l], x_owned[3 * l + 1], x_owned[3 * l + 2]);
     if (pf) (*pf)[v] = Vec3(p_owned[3 * l], p_owned[3 * l + 1], p_owned[3 * l + 2]);
   }
-  stats_ = Stats{};
+  if (timers_ && ranks_ == 1) {  // (more ranks: counted once the halo is in, below)
+    const long touched = stats_.reset + (hi - lo);
+    timers_->position_entries += touched;
+    timers_->position_entries_max = std::max(timers_->position_entries_max, touched);
+  }
   if (ranks_ == 1) return;
 
   // A. fixed: the rest of this rank's own edges and triangles, and the kept stencils.
@@ -312,7 +345,49 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
     if (pf) received_p_.push_back(v);
   }
   stats_.box_received = nr;
-  if (timers_) timers_->halo_vertices += stats_.fixed_received + stats_.box_received;
+  update_known();
+  if (timers_) {
+    timers_->halo_vertices += stats_.fixed_received + stats_.box_received;
+    // distinct entries: the known ones and those reset that are no longer known
+    long touched = static_cast<long>(known_.size());
+    for (int v : last_reset_) touched += !known_mark_[v];
+    timers_->position_entries += touched - (hi - lo);
+    timers_->position_entries_max = std::max(timers_->position_entries_max, touched);
+  }
+}
+
+void ContactHalo::update_known() {
+  const int lo = range_[rank_], hi = range_[rank_ + 1];
+  for (int v : known_) known_mark_[v] = 0;
+  std::vector<int> extra;
+  for (int v : received_x_)
+    if (!known_mark_[v]) known_mark_[v] = 1, extra.push_back(v);
+  std::sort(extra.begin(), extra.end());
+  known_.clear();
+  const auto split = std::lower_bound(extra.begin(), extra.end(), lo);
+  known_.insert(known_.end(), extra.begin(), split);
+  for (int v = lo; v < hi; ++v) known_.push_back(v), known_mark_[v] = 1;
+  known_.insert(known_.end(), split, extra.end());
+  // The primitives whose vertices are all known, each found once: a triangle from its
+  // smallest vertex, an edge {a, b} from a (ascending edge ids, see te_start_).
+  active_.points.clear();
+  active_.triangles.clear();
+  active_.edges.clear();
+  for (int v : known_)
+    if (surface_.vertex_object[v] >= 0) active_.points.push_back(v);
+  for (int v : active_.points)
+    for (int j = vt_start_[v]; j < vt_start_[v + 1]; ++j) {
+      const Tri& t = surface_.triangles[vt_[j]];
+      if (std::min(t[0], std::min(t[1], t[2])) == v && known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]])
+        active_.triangles.push_back(vt_[j]);
+    }
+  std::sort(active_.triangles.begin(), active_.triangles.end());
+  for (int v : active_.points)
+    for (int e = te_start_[v]; e < te_start_[v + 1]; ++e)
+      if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
+  for (int v : active_.points)
+    for (int e = surface_.num_triangle_edges + se_start_[v]; e < surface_.num_triangle_edges + se_start_[v + 1]; ++e)
+      if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
 }
 
 void ContactHalo::keep(const std::vector<int>& ids) {
@@ -334,6 +409,38 @@ void ContactHalo::fetch(const double* owned, const std::vector<int>& ids, std::v
   if (ranks_ == 1) return;
   const Pattern pat = make_pattern(ids);
   run_pattern(pat, owned, nullptr, out, nullptr);
+}
+
+void ContactHalo::fetch_values(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& values) {
+  ContactScope scope(timers_, ContactPhase::Halo);
+  const int lo = range_[rank_], hi = range_[rank_ + 1];
+  values.resize(ids.size());
+  Pattern pat;
+  std::vector<double> got;
+  if (ranks_ > 1) {
+    pat = make_pattern(ids);  // recv_ids: the non-owned ids, ascending
+    std::vector<int> sc(ranks_), sd(ranks_), rc(ranks_), rd(ranks_);
+    std::vector<double> sendbuf(3 * pat.send_local.size());
+    for (size_t i = 0; i < pat.send_local.size(); ++i)
+      for (int d = 0; d < 3; ++d) sendbuf[3 * i + d] = owned[3 * (pat.send_local[i] - lo) + d];
+    for (int r = 0; r < ranks_; ++r) {
+      sc[r] = 3 * pat.send_counts[r], sd[r] = 3 * pat.send_displs[r];
+      rc[r] = 3 * pat.recv_counts[r], rd[r] = 3 * pat.recv_displs[r];
+    }
+    got.resize(3 * pat.recv_ids.size());
+    MPI_Alltoallv(sendbuf.data(), sc.data(), sd.data(), MPI_DOUBLE, got.data(), rc.data(), rd.data(), MPI_DOUBLE,
+                  comm_);
+  }
+  size_t j = 0;  // ids and recv_ids ascending: one merge
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int v = ids[i];
+    if (v >= lo && v < hi) {
+      values[i] = Vec3(owned[3 * (v - lo)], owned[3 * (v - lo) + 1], owned[3 * (v - lo) + 2]);
+      continue;
+    }
+    while (j < pat.recv_ids.size() && pat.recv_ids[j] < v) ++j;
+    values[i] = Vec3(got[3 * j], got[3 * j + 1], got[3 * j + 2]);
+  }
 }
 
 }  // namespace weft

@@ -29,11 +29,18 @@
 // NaN everywhere else; the broad phase never pairs a primitive with a non-finite box, so a
 // rank's candidate set is exactly the set it would get from all positions. Positions travel
 // as bits, so pair sets, energies and steps do not depend on the rank count.
+//
+// O(local): the full-length array is storage only (the scene is still whole). An exchange
+// resets only the entries the previous one filled, and lists what it filled (known(): the
+// owned block and the received vertices) and the surface primitives whose vertices are all
+// known (active()), so the broad phase, CCD, line-search updates and every other
+// per-iteration pass run over those lists: O(owned + halo), never O(surface).
 #pragma once
 #include <mpi.h>
 
 #include <vector>
 
+#include "contact/broad_phase.hpp"
 #include "contact/contact_timers.hpp"
 #include "contact/surface.hpp"
 #include "core/types.hpp"
@@ -46,6 +53,7 @@ class ContactHalo {
     long fixed_received = 0;   // vertices received in part A (last exchange)
     long box_received = 0;     // vertices received in part C (last exchange)
     long boxes = 0;            // run boxes all ranks published (last exchange)
+    long reset = 0;            // entries of the previous exchange reset to NaN (last exchange)
   };
 
   // vertex_range: rank r owns solver ids [vertex_range[r], vertex_range[r+1]).
@@ -65,7 +73,18 @@ class ContactHalo {
   // blocks; out is resized to the vertex count, NaN where not asked for.
   void fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out);
 
+  // Collective, one-off: the values of `ids` (ascending, unique; any vertices) from a vector
+  // given by its owned blocks, in the order of ids (3 per id): no full-length array.
+  void fetch_values(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& values);
+
   const Stats& stats() const { return stats_; }
+  // The vertices the last exchange set (owned block + received), ascending; before any
+  // exchange, the owned block.
+  const std::vector<int>& known() const { return known_; }
+  bool is_known(int v) const { return ranks_ == 1 || known_mark_[v]; }
+  // The surface primitives whose vertices are all known (each list ascending): every
+  // primitive the broad phase can pair on this rank's positions.
+  const ActivePrimitives& active() const { return active_; }
 
   // Exchanges, keep and fetch are timed into `t` (ContactPhase::Halo; received vertices
   // counted in halo_vertices); null stops timing. Also registers PETSc log events for every
@@ -89,6 +108,7 @@ class ContactHalo {
   void run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned, std::vector<Vec3>& xf,
                    std::vector<Vec3>* pf);
   void reset(std::vector<Vec3>& xf, std::vector<Vec3>* pf);
+  void update_known();  // known_ and active_ from the owned block and received_x_
   Box vertex_box(int v, const std::vector<Vec3>& xf, const std::vector<Vec3>* pf) const;
 
   const CollisionSurface& surface_;
@@ -103,7 +123,15 @@ class ContactHalo {
   Pattern fixed_;
   // Non-owned ids the last exchange filled in xf / pf (cleared at the next exchange).
   std::vector<int> received_x_, received_p_;
+  std::vector<int> last_reset_;  // the entries the last exchange reset
   std::vector<char> mark_;     // per vertex scratch
+  std::vector<char> known_mark_;  // per vertex: in known_
+  std::vector<int> known_;
+  ActivePrimitives active_;
+  // Static adjacency (the scene is whole): vertex -> triangles (CSR), and the edges whose
+  // first vertex is v: triangle edges [te_start_[v], te_start_[v + 1]), segments
+  // num_triangle_edges + [se_start_[v], se_start_[v + 1]) (edges are sorted by (a, b)).
+  std::vector<int> vt_start_, vt_, te_start_, se_start_;
   std::vector<Box> my_boxes_, all_boxes_;
   std::vector<int> box_counts_, box_displs_;
   Stats stats_;

@@ -2,7 +2,10 @@
 // partial positions (its vertices, its halo, NaN elsewhere) must find exactly the pairs it
 // finds on ALL positions with the same ownership filters: proximity at x and swept over
 // [x, x + p], for a contiguous (partition-like) numbering and for a scattered one. Values
-// travel as bits; fetch and keep deliver the vertices asked for.
+// travel as bits; fetch and keep deliver the vertices asked for. The halo's lists (known():
+// the finite entries; active(): the primitives whose vertices are all known) are exact, and
+// a broad phase restricted to them (O(owned + halo) loops) finds the same pairs, over a
+// sequence of exchanges whose lists change (stale entries must not survive).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -102,6 +105,27 @@ std::vector<long> global_counts(const weft::Candidates& c) {
   return t;
 }
 
+// known() lists exactly the finite entries of xf, active() exactly the surface primitives
+// whose vertices are all finite.
+void expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf, const std::vector<Vec3>& xf) {
+  std::vector<int> known;
+  for (size_t v = 0; v < xf.size(); ++v)
+    if (std::isfinite(xf[v][0])) known.push_back(static_cast<int>(v));
+  ASSERT_EQ(halo.known(), known);
+  auto fin = [&](int v) { return std::isfinite(xf[v][0]); };
+  weft::ActivePrimitives want;
+  for (int v : surf.vertices)
+    if (fin(v)) want.points.push_back(v);
+  for (size_t t = 0; t < surf.triangles.size(); ++t)
+    if (fin(surf.triangles[t][0]) && fin(surf.triangles[t][1]) && fin(surf.triangles[t][2]))
+      want.triangles.push_back(static_cast<int>(t));
+  for (size_t e = 0; e < surf.edges.size(); ++e)
+    if (fin(surf.edges[e][0]) && fin(surf.edges[e][1])) want.edges.push_back(static_cast<int>(e));
+  ASSERT_EQ(halo.active().points, want.points);
+  ASSERT_EQ(halo.active().triangles, want.triangles);
+  ASSERT_EQ(halo.active().edges, want.edges);
+}
+
 void check_layout(bool scatter, bool codim = false) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -123,8 +147,9 @@ void check_layout(bool scatter, bool codim = false) {
 
   const double dhat = 1e-3;
   weft::ContactHalo halo(surf, range, MPI_COMM_WORLD, dhat);
-  weft::BroadPhase bp;
-  weft::Candidates full, part;
+  weft::BroadPhase bp, local;  // local: restricted to the halo's active lists
+  local.set_active(&halo.active());
+  weft::Candidates full, part, listed;
   std::vector<Vec3> xf, pf;
 
   // Proximity at x.
@@ -140,6 +165,14 @@ void check_layout(bool scatter, bool codim = false) {
   bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "proximity");
+  expect_lists(halo, surf, xf);
+  local.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
+  expect_same(full, listed, "proximity over the active lists");
+  const weft::ActivePrimitives& act = halo.active();
+  EXPECT_EQ(local.last_stats().boxed, act.points.size() + act.edges.size() + act.triangles.size());
+  if (ranks > 1 && !scatter) {
+    EXPECT_LT(local.last_stats().boxed, bp.last_stats().boxed) << "a rank boxed the whole surface";
+  }
   long pairs = static_cast<long>(full.size()), total = 0;
   MPI_Allreduce(&pairs, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_GT(total, 100) << "the scene must have close pairs to test anything";
@@ -169,6 +202,9 @@ void check_layout(bool scatter, bool codim = false) {
   bp.find_swept(surf, s.x, s.p, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "swept");
+  expect_lists(halo, surf, xf);
+  local.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, listed);
+  expect_same(full, listed, "swept over the active lists");
   if (codim) {
     weft::BroadPhase one;
     weft::Candidates all;
@@ -182,6 +218,10 @@ void check_layout(bool scatter, bool codim = false) {
   int known2 = 0;
   for (int v = 0; v < nv; ++v) known2 += std::isfinite(xf[v][0]) ? 1 : 0;
   EXPECT_EQ(known2, known);
+  expect_lists(halo, surf, xf);
+  bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
+  local.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
+  expect_same(full, listed, "proximity over the active lists, after a swept query");
 
   // fetch: any vertices, from their owners; keep: they stay in every exchange.
   std::vector<int> ids;
@@ -189,6 +229,10 @@ void check_layout(bool scatter, bool codim = false) {
   std::vector<Vec3> got;
   halo.fetch(x_owned.data(), ids, got);
   for (int v : ids) ASSERT_EQ(got[v], s.x[v]);
+  std::vector<Vec3> values;
+  halo.fetch_values(x_owned.data(), ids, values);
+  ASSERT_EQ(values.size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(values[i], s.x[ids[i]]);
   halo.keep(ids);
   halo.exchange(x_owned.data(), nullptr, xf, nullptr);
   for (int v : ids) ASSERT_EQ(xf[v], s.x[v]) << "kept vertex " << v;

@@ -389,6 +389,77 @@ TEST(BroadPhase, UpdateSweptAddsExactlyThePairsOfMovedPrimitives) {
   }
 }
 
+// Active lists (issue 20: a rank's loops over its own primitives and its halo): a broad
+// phase told the primitives whose vertices are known reports exactly the pairs of one that
+// loops over the whole surface on positions that are NaN elsewhere, in the same order,
+// over a sequence of queries whose known sets change (entries of an earlier query's lists
+// must not survive), swept builds and incremental updates included; and it boxes only the
+// listed primitives.
+TEST(BroadPhase, ActiveListsMatchNaNPositions) {
+  const Mesh m = random_soup(43, 40, 20, 0.03, 3);
+  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()));
+  const int nv = int(m.x.size());
+  std::vector<char> pf(nv), ef(s.edges.size()), kin(nv, 0);
+  for (int v = 0; v < nv; ++v) pf[v] = v < nv / 2;
+  for (size_t e = 0; e < s.edges.size(); ++e) ef[e] = pf[s.edges[e][0]];
+  for (size_t t = 0; t < m.tris.size(); ++t)
+    if (m.obj[t] == 3)
+      for (int v : m.tris[t]) kin[v] = 1;
+  const double infl = 0.004;
+  std::vector<Vec3> dx = random_dx(9, m.x.size(), 0.01, 0.03, 0.3);
+  BroadPhase listed, whole;
+  ActivePrimitives act;
+  listed.set_active(&act);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0), w(-1.0, 1.0);
+  for (int round = 0; round < 8; ++round) {
+    // known: the owned half and a random slab of the rest (a different one each round)
+    const double lo = u(rng) * 0.6;
+    std::vector<char> known(nv, 0);
+    for (int v = 0; v < nv; ++v) known[v] = pf[v] || (m.x[v][0] > lo && m.x[v][0] < lo + 0.4);
+    const Vec3 nan = Vec3::Constant(std::nan(""));
+    std::vector<Vec3> xn(nv, nan), dn(nv, nan);
+    for (int v = 0; v < nv; ++v)
+      if (known[v]) xn[v] = m.x[v], dn[v] = dx[v];
+    act = ActivePrimitives{};
+    for (int v : s.vertices)
+      if (known[v]) act.points.push_back(v);
+    for (size_t t = 0; t < s.triangles.size(); ++t)
+      if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]])
+        act.triangles.push_back(int(t));
+    for (size_t e = 0; e < s.edges.size(); ++e)
+      if (known[s.edges[e][0]] && known[s.edges[e][1]]) act.edges.push_back(int(e));
+    Candidates a, b;
+    if (round % 2 == 0) {
+      listed.find_proximity(s, xn, infl, &pf, &ef, &kin, a);
+      whole.find_proximity(s, xn, infl, &pf, &ef, &kin, b);
+    } else {
+      listed.find_swept(s, xn, dn, infl, &pf, &ef, &kin, a);
+      whole.find_swept(s, xn, dn, infl, &pf, &ef, &kin, b);
+    }
+    EXPECT_GT(b.size(), 50u) << round;
+    EXPECT_TRUE(a.pt == b.pt && a.ee == b.ee) << "round " << round;
+    EXPECT_EQ(listed.last_stats().boxed, act.points.size() + act.edges.size() + act.triangles.size());
+    EXPECT_LT(listed.last_stats().boxed, whole.last_stats().boxed);
+    if (round % 2 == 0) continue;
+    // incremental updates of the swept build: a few known vertices move
+    for (int k = 0; k < 3; ++k) {
+      std::vector<int> moved;
+      for (int i = 0; i < 4; ++i) {
+        int v = int(u(rng) * nv) % nv;
+        while (!known[v]) v = (v + 1) % nv;
+        moved.push_back(v);
+        xn[v] += 0.05 * Vec3(w(rng), w(rng), w(rng));
+        dn[v] = 0.04 * Vec3(w(rng), w(rng), w(rng));
+      }
+      const bool ua = listed.update_swept(s, xn, dn, infl, &pf, &ef, &kin, moved, a);
+      const bool ub = whole.update_swept(s, xn, dn, infl, &pf, &ef, &kin, moved, b);
+      ASSERT_EQ(ua, ub);
+      EXPECT_TRUE(a.pt == b.pt && a.ee == b.ee) << "round " << round << " update " << k;
+    }
+  }
+}
+
 TEST(BroadPhase, KinematicOnlyPairsSkipped) {
   // A static obstacle (object 3 = the big triangles, plus strips of object 0) marked
   // kinematic: pairs among kinematic vertices vanish, pairs with any free vertex stay.

@@ -691,44 +691,6 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
       if (d2 - xi * xi < offset_barrier_threshold(xi, reach)) add(v, P::N);
     }
   });
-  finish_couplings(out);
-}
-
-void ContactModel::wide_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
-                                  double reach_dhat) const {
-  out.clear();
-  const double reach = (1.0 + reach_dhat) * params_.dhat;
-  // Boxes grown by (reach + offset) / 2 each, as the proximity query's by (dhat + offset) / 2:
-  // every pair within reach of its offset surface is a candidate.
-  wide_phase_.find_proximity(surface_, x, reach, &point_owned_, &edge_owned_, &kinematic_, wide_);
-  for_each_pair_kind([&](auto kind) {
-    WEFT_PAIR_KIND(kind);
-    for (const auto& p : wide_.get<K>()) {
-      int v[P::N], dyn[P::N], n = 0;
-      P::stencil(surface_, p, v);
-      for (int a = 0; a < P::N; ++a)
-        if (!fixed_[v[a]]) dyn[n++] = v[a];
-      if (n < 2) continue;
-      const typename P::Type type = P::classify(x, v);
-      const double d2 = P::d2(x, v, type), xi = pair_xi<K>(surface_, p);
-      if (d2 - xi * xi < offset_barrier_threshold(xi, reach))
-        for (int a = 0; a < n; ++a)
-          for (int b = 0; b < n; ++b)
-            if (dyn[a] != dyn[b]) out.emplace_back(dyn[a], dyn[b]);
-    }
-  });
-  finish_couplings(out);
-}
-
-void ContactModel::finish_couplings(std::vector<std::pair<int, int>>& out) const {
-  auto add = [&](const int* v, int nv) {
-    int dyn[4], n = 0;
-    for (int a = 0; a < nv; ++a)
-      if (!fixed_[v[a]]) dyn[n++] = v[a];
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b)
-        if (dyn[a] != dyn[b]) out.emplace_back(dyn[a], dyn[b]);
-  };
   // Friction pairs keep their stencil for the whole lagged solve.
   for (const auto& f : friction_) add(f.ids, f.nv);
   // Sorted and unique: a counting sort on the row, then each row's few columns (the

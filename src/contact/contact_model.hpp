@@ -80,11 +80,6 @@ class ContactModel {
   // (negative: the default look-ahead, kCouplingReach in contact_model.cpp).
   void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
                         double reach = -1.0) const;
-  // active_couplings at a reach beyond what the proximity set holds (its boxes are grown by
-  // dhat only): a broad phase of its own with boxes grown by (1 + reach) dhat, the pairs
-  // within (1 + reach) dhat of their offset surface, plus every friction pair. The room a
-  // grown matrix pattern leaves for pairs about to come (ContactPotential). Sorted, unique.
-  void wide_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out, double reach) const;
   // Smallest d - xi over the current set (+inf if empty).
   double min_gap(const std::vector<Vec3>& x) const;
   // Largest t in (0, 1] such that x + t dx stays clear (ACCD over the swept set).
@@ -169,10 +164,6 @@ class ContactModel {
   mutable std::vector<Vec3> prox_dist_x_;                 // ... and the positions it is for
   mutable bool prox_dist_valid_ = false;
   mutable std::vector<int> couple_count_;                 // active_couplings scratch
-  mutable BroadPhase wide_phase_;                          // wide_couplings' broad phase ...
-  mutable Candidates wide_;                                // ... and its candidates
-  // Appends the friction stencils' couplings, then sorts and deduplicates out.
-  void finish_couplings(std::vector<std::pair<int, int>>& out) const;
   mutable std::vector<std::pair<int, int>> couple_tmp_;
   std::vector<FrictionPair> friction_;
   std::vector<Vec3> x_ref_;

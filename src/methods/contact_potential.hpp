@@ -72,7 +72,6 @@ class ContactPotential final : public GlobalTerm {
   double kappa_ = 0.0, bbox_diagonal_ = 1.0, prev_gap_ = 0.0;
   bool proximity_current_ = false;  // model_'s proximity set was built at xf_
   bool rebuilt_last_ = false;       // the previous Newton iteration grew the contact pattern
-  std::vector<std::pair<int, int>> wide_;  // begin_iteration scratch
   Vec x_start_ = nullptr;           // positions at the start of the step (friction reference)
   std::vector<Vec3> xf_, pf_, xf_trial_;
   int stage_contact_ = 0;

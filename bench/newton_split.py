@@ -5,7 +5,8 @@ warm checkpoint and tabulates, per Newton iteration, the busiest rank's thread C
 the whole step and of its phases: assembly (elastic terms + barrier + friction), of it the
 elastic terms, the barrier and the friction, the linear solve (factorisation + triangular
 solves), the line search (CCD, trial energies), the contact layer's work outside assembly
-(broad phases, coupling pattern incl. matrix rebuilds, gap), and the pattern rebuilds per
+(broad phases, coupling pattern incl. matrix rebuilds, CCD, trial barrier energies, gap: the last
+three also inside the line search), and the pattern rebuilds per
 iteration. CPU time, not wall time: the machine is shared, and the wall time of a phase
 grows with the load of the other processes.
 
@@ -106,8 +107,8 @@ def main():
              f"A = {args.label_a}, B = {args.label_b}", "",
              "    /usr/bin/python3 bench/newton_split.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "",
              "ms of the busiest rank's thread CPU per Newton iteration (assembly = elastic + barrier + friction; "
-             "contact = the contact layer outside assembly: broad phases, coupling pattern with matrix rebuilds, "
-             "CCD-free bookkeeping; line search = CCD + trial energies).", "",
+             "contact = the contact layer's phases outside assembly: broad phases, coupling pattern with matrix "
+             "rebuilds, CCD, trial barrier energies, gap; its CCD and trial energies are also in the line search).", "",
              "| config | build | Newton its | rebuilds / it | CPU / it | assembly | elastic | barrier | friction "
              "| solve | line search | contact | wall / it | load (start) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]

@@ -424,11 +424,6 @@ void LinearSystem::index_pattern() {
     if (!done || n != 3 * n_owned) throw RuntimeFailure("LinearSystem: unexpected local matrix layout");
     std::copy(ia[p], ia[p] + n + 1, row_start_[p].begin());
   }
-  for (int p = 0; p < 2; ++p) {
-    row_len_[p].assign(part_[p] ? n_owned : 0, 0);
-    for (int r = 0; r < static_cast<int>(row_len_[p].size()); ++r)
-      row_len_[p][r] = static_cast<int>(row_start_[p][3 * r + 1] - row_start_[p][3 * r]);
-  }
   block_ptr_.assign(n_owned + 1, 0);
   block_cols_.clear();
   block_pos_.clear();
@@ -584,12 +579,6 @@ void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, con
   }
   const size_t base = k * nv * nv;
   if (c.slot.size() < base + nv * nv) c.slot.resize(base + nv * nv, -1);  // first assemblies only
-  switch (nv) {
-    case 2: add_cached<2>(c, k, ids, values); return;
-    case 3: add_cached<3>(c, k, ids, values); return;
-    case 4: add_cached<4>(c, k, ids, values); return;
-    default: break;
-  }
   const int stride = 3 * nv;
   for (int a = 0; a < nv; ++a) {
     const int row = ids[a];
@@ -600,88 +589,11 @@ void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, con
       continue;
     }
     const int r = row - lv_.vbegin;
-    long long* slot = c.slot.data() + base + a * nv;
+    int* slot = c.slot.data() + base + a * nv;
     for (int b = 0; b < nv; ++b) {
       if (ids[b] < 0) continue;
-      if (slot[b] < 0) slot[b] = slot_of(find_block(r, ids[b]), r);
-      const int p = static_cast<int>(slot[b] & 1);
-      PetscScalar* q = values_[p] + (slot[b] >> 1);
-      const int len = row_len_[p][r];
-      const double* vd = va + 3 * b;
-      for (int d = 0; d < 3; ++d, q += len, vd += stride) {
-        q[0] += vd[0];
-        q[1] += vd[1];
-        q[2] += vd[2];
-      }
-    }
-  }
-}
-
-// add_block(SlotCache) for a fixed stencil size: the same additions in the same order
-// (add_at's), with the block's place read from the cache instead of searched and indexed.
-template <int NV>
-void LinearSystem::add_cached(SlotCache& c, size_t k, const int* ids, const double* values) {
-  constexpr int stride = 3 * NV;
-  long long* slots = c.slot.data() + k * NV * NV;
-  for (int a = 0; a < NV; ++a) {
-    const int row = ids[a];
-    if (row < 0) continue;
-    const double* va = values + 3 * a * stride;
-    if (row < lv_.vbegin || row >= lv_.vend) {
-      add_off_rank(row, NV, ids, va, stride);
-      continue;
-    }
-    const int r = row - lv_.vbegin;
-    long long* slot = slots + a * NV;
-    const int len[2] = {row_len_[0][r], row_len_[1].empty() ? 0 : row_len_[1][r]};
-    for (int b = 0; b < NV; ++b) {
-      if (ids[b] < 0) continue;
-      if (slot[b] < 0) slot[b] = slot_of(find_block(r, ids[b]), r);
-      const long long sl = slot[b];
-      const int p = static_cast<int>(sl & 1);
-      PetscScalar* q = values_[p] + (sl >> 1);
-      const int L = len[p];
-      const double* v0 = va + 3 * b;
-      const double* v1 = v0 + stride;
-      const double* v2 = v1 + stride;
-      q[0] += v0[0];
-      q[1] += v0[1];
-      q[2] += v0[2];
-      q[L] += v1[0];
-      q[L + 1] += v1[1];
-      q[L + 2] += v1[2];
-      q[2 * L] += v2[0];
-      q[2 * L + 1] += v2[1];
-      q[2 * L + 2] += v2[2];
-    }
-  }
-}
-
-void LinearSystem::add_blocks(SlotCache& c, size_t first, int count, int nv, const int* local, const int* global_id,
-                              const double* values) {
-  int ids[8];
-  const size_t n2 = static_cast<size_t>(9) * nv * nv;
-  if (!values_[0] || nv > 8) {
-    for (int i = 0; i < count; ++i) {
-      for (int a = 0; a < nv; ++a) ids[a] = global_id[local[nv * i + a]];
-      add_block(c, first + i, nv, ids, values + n2 * i);
-    }
-    return;
-  }
-  if (c.version != pattern_version_) {
-    std::fill(c.slot.begin(), c.slot.end(), -1);
-    c.version = pattern_version_;
-  }
-  const size_t need = (first + count) * nv * nv;
-  if (c.slot.size() < need) c.slot.resize(need, -1);  // first assemblies only
-  for (int i = 0; i < count; ++i) {
-    for (int a = 0; a < nv; ++a) ids[a] = global_id[local[nv * i + a]];
-    const double* v = values + n2 * i;
-    switch (nv) {
-      case 2: add_cached<2>(c, first + i, ids, v); break;
-      case 3: add_cached<3>(c, first + i, ids, v); break;
-      case 4: add_cached<4>(c, first + i, ids, v); break;
-      default: add_block(c, first + i, nv, ids, v); break;
+      if (slot[b] < 0) slot[b] = find_block(r, ids[b]);
+      add_at(slot[b], r, va + 3 * b, stride);
     }
   }
 }
@@ -804,24 +716,17 @@ void LinearSystem::end_assembly() {
     exchange(off_idx_, off_val_, 2, 9, ridx, rval);
     for (size_t i = 0; 2 * i < ridx.size(); ++i) add_owned(ridx[2 * i] - lv_.vbegin, ridx[2 * i + 1], &rval[9 * i], 3);
   }
-  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  // Welded stitch copies (their unknown is their partner's) and kinematic vertices: identity
-  // rows, straight into the diagonal blocks when the arrays are open (the obstacles' rows
-  // are a third of the soft drape's; a MatSetValuesBlocked each searched PETSc's row).
-  if (values_[0]) {
-    for (const std::vector<int>* rows : {&tied_owned_, &kinematic_owned_})
-      for (int v : *rows) add_owned(v - lv_.vbegin, v, I3, 3);
-  }
-  const bool direct = values_[0] != nullptr;
   for (int p = 0; p < 2; ++p)
     if (values_[p]) check(MatSeqAIJRestoreArray(part_[p], &values_[p]), "MatSeqAIJRestoreArray");
   values_[0] = values_[1] = nullptr;
-  if (!direct) {
-    for (const std::vector<int>* rows : {&tied_owned_, &kinematic_owned_})
-      for (int v : *rows) {
-        PetscInt i = v;
-        check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
-      }
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int v : tied_owned_) {  // welded stitch copies: their unknown is their partner's
+    PetscInt i = v;
+    check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
+  }
+  for (int v : kinematic_owned_) {
+    PetscInt i = v;
+    check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
   }
   check(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");

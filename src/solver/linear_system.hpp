@@ -40,19 +40,11 @@ class LinearSystem {
   // The same for element `element` of a fixed list (its ids the same at every assembly):
   // the positions of its owned blocks in the AIJ arrays are found once and kept in `cache`
   // until the pattern is rebuilt, instead of searched for at every assembly.
-  // A slot is where the block's first scalar row starts in its part's value array, times
-  // 2, plus the part (0 diagonal, 1 off-diagonal); the other two rows follow at the row's
-  // length (row_len_), so adding a block costs one cached load and no search.
   struct SlotCache {
-    std::vector<long long> slot;  // per (element, a, b); -1: not looked up yet
-    long version = -1;            // pattern_version_ the slots belong to
+    std::vector<int> slot;  // block index per (element, a, b); -1: not looked up yet
+    long version = -1;      // pattern_version_ the slots belong to
   };
   void add_block(SlotCache& cache, size_t element, int nv, const int* global_ids, const double* values_row_major);
-  // Elements first .. first + count - 1 of a fixed list at once: element i's vertices are
-  // global_id[local[nv i + a]] (-1: dropped), its block matrix values + 9 nv^2 i (symmetric,
-  // 3nv x 3nv). The same sums, in the same order, as add_block per element.
-  void add_blocks(SlotCache& cache, size_t first, int count, int nv, const int* local, const int* global_id,
-                  const double* values);
   void end_assembly();                              // kinematic identity rows + flush
   // Gradient entries (3 values of block row `row`, a global id, owned anywhere) added to g
   // by flush_rhs(g), collective, in the same fixed order as the matrix's off-rank blocks.
@@ -110,13 +102,6 @@ class LinearSystem {
   std::vector<int> block_ptr_, block_cols_, block_pos_;
   std::vector<char> block_part_;
   std::vector<PetscInt> row_start_[2];
-  std::vector<int> row_len_[2];  // scalar row length of owned block row r in each part (3 x its blocks)
-  long long slot_of(int e, int r) const {  // SlotCache's code of block entry e of owned block row r
-    const int p = block_part_[e];
-    return 2 * static_cast<long long>(row_start_[p][3 * r] + block_pos_[e]) + p;
-  }
-  template <int NV>
-  void add_cached(SlotCache& c, size_t k, const int* ids, const double* values);
   // Contributions to rows owned elsewhere, per owner rank: (row, col) and 9 values per
   // block; (row) and 3 values per gradient entry. end_assembly / flush_rhs exchange them and
   // add them at the owner in a fixed order (source rank, then call order), not by PETSc's

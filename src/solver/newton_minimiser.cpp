@@ -48,8 +48,14 @@ int log_stage(const char* name) {
 }
 
 void NodeSink::add_hessians(int set, int first, int count, int nv, const int* local, const double* H) {
-  // symmetric: column-major == row-major
-  sys_.add_blocks(slots_[set], static_cast<size_t>(first), count, nv, local, global_id_, H);
+  int ids[8];
+  const int n2 = 9 * nv * nv;
+  for (int i = 0; i < count; ++i) {
+    const int* l = local + nv * i;
+    for (int a = 0; a < nv; ++a) ids[a] = global_id_[l[a]];
+    // symmetric: column-major == row-major
+    sys_.add_block(slots_[set], static_cast<size_t>(first + i), nv, ids, H + static_cast<size_t>(n2) * i);
+  }
 }
 
 void MappedNodeSink::add_hessians(int /*set*/, int /*first*/, int count, int nv, const int* local, const double* H) {

@@ -196,6 +196,12 @@ int main(int argc, char** argv) {
       const Reduced r_wall = reduce(wall), r_solve = reduce(st.solve_s), r_elastic = reduce(elastic),
                     r_contact = reduce(contact), r_other = reduce(other), r_contact_cpu = reduce(d.total_cpu()),
                     r_cpu = reduce(cpu);
+      // The Newton phases in thread CPU seconds (the load-independent split): assembly
+      // (elastic + barrier + friction), of it the elastic part, the factorisation + solve,
+      // the line search (CCD, trial energies).
+      const double el_cpu = st.assembly_cpu - d.cpu[int(ContactPhase::Barrier)] - d.cpu[int(ContactPhase::Friction)];
+      const Reduced r_asm_cpu = reduce(st.assembly_cpu), r_el_cpu = reduce(el_cpu), r_solve_cpu = reduce(st.solve_cpu),
+                    r_ls_cpu = reduce(st.line_search_cpu);
       std::ostringstream ph;
       for (int p = 0; p < kContactPhases; ++p) {
         const Reduced w = reduce(d.wall[p]), c = reduce(d.cpu[p]);
@@ -232,7 +238,9 @@ int main(int argc, char** argv) {
             << ",\"cpu_mean\":" << r_cpu.sum / ranks << ",\"solve_mean\":" << r_solve.sum / ranks
             << ",\"elastic_mean\":" << r_elastic.sum / ranks << ",\"contact_mean\":" << r_contact.sum / ranks
             << ",\"contact_max\":" << r_contact.max << ",\"contact_cpu_sum\":" << r_contact_cpu.sum
-            << ",\"other_mean\":" << r_other.sum / ranks << ",\"phases\":{" << ph.str() << "},\"counters\":{"
+            << ",\"other_mean\":" << r_other.sum / ranks << ",\"assembly_cpu_max\":" << r_asm_cpu.max
+            << ",\"elastic_cpu_max\":" << r_el_cpu.max << ",\"solve_cpu_max\":" << r_solve_cpu.max
+            << ",\"line_search_cpu_max\":" << r_ls_cpu.max << ",\"phases\":{" << ph.str() << "},\"counters\":{"
             << ct.str() << "}}";
     }
     double cpu_share = (cpu_self() - cpu0) / std::max(1e-9, now() - wall0), cpu_share_min = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -26,6 +27,12 @@ void check(PetscErrorCode ierr, const char* what) {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double thread_cpu() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -181,6 +188,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
   for (; it < opt_.max_iters; ++it) {
     for (GlobalTerm* t : globals_) t->begin_iteration();
     auto t0 = std::chrono::steady_clock::now();
+    double c0 = thread_cpu();
     PetscLogStagePush(stage_assembly_);
     double E0;
     {
@@ -191,14 +199,18 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     check(VecScale(rhs_, -1.0), "VecScale");
     PetscLogStagePop();
     st.assembly_s += seconds_since(t0);
+    st.assembly_cpu += thread_cpu() - c0;
 
     t0 = std::chrono::steady_clock::now();
+    c0 = thread_cpu();
     PetscLogStagePush(stage_solve_);
     st.ksp_iters += sys_.solve(rhs_, p_);
     PetscLogStagePop();
     st.solve_s += seconds_since(t0);
+    st.solve_cpu += thread_cpu() - c0;
 
     t0 = std::chrono::steady_clock::now();
+    c0 = thread_cpu();
     PetscLogStagePush(stage_line_search_);
     check(VecGhostUpdateBegin(p_, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateBegin");
     check(VecGhostUpdateEnd(p_, INSERT_VALUES, SCATTER_FORWARD), "VecGhostUpdateEnd");
@@ -229,6 +241,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
       st.converged = true;
       PetscLogStagePop();
       st.line_search_s += seconds_since(t0);
+      st.line_search_cpu += thread_cpu() - c0;
       break;
     }
     // alpha starts at the global terms' bound (ACCD for contact, C-IPC section 5.4), the
@@ -265,6 +278,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     }
     PetscLogStagePop();
     st.line_search_s += seconds_since(t0);
+    st.line_search_cpu += thread_cpu() - c0;
     if (!accepted) {
       // No descent left at double precision: the step ends here. With kRms a hold in
       // progress already met the tolerance: a step of rounding size fails Armijo on the

@@ -138,6 +138,9 @@ struct NewtonStats {
   double energy = 0.0;          // E at the last assembly (global)
   bool converged = false;       // set by a converged call (callers reset it)
   double assembly_s = 0, solve_s = 0, line_search_s = 0;  // summed
+  // The same phases in CPU seconds of the calling thread (summed): on a shared machine the
+  // wall times above grow with the load, these much less (bench/contact.cpp).
+  double assembly_cpu = 0, solve_cpu = 0, line_search_cpu = 0;
 };
 
 class NewtonMinimiser {

@@ -1,10 +1,13 @@
 // weft-partition MESH_OR_CASE -n K [-o PART.h5]
 // The partition of a mesh (.obj/.msh: METIS on its vertex graph) or of a case (exactly the
-// one `weft -n K` computes: build_scene's METIS over the weighted mesh graph, particles by
+// one `weft -n K` computes: build_scene's METIS over the weighted mesh graph (PT-Scotch
+// beyond kParallelPartitionAbove dynamic vertices or with --partitioner ptscotch: its parts
+// depend on the process count, so run it under mpirun -n K to see a run's), particles by
 // recursive coordinate bisection, obstacles attached to the cloth beside them), with a
-// quality report: part sizes, edge cut, ghost counts, load imbalance. Serial; thin.
+// quality report: part sizes, edge cut, ghost counts, load imbalance. Thin.
 #include <hdf5.h>
 #include <mpi.h>
+#include <petscsys.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,7 @@
 #include "mesh/readers.hpp"
 #include "mesh/validate.hpp"
 #include "partition/metis_partition.hpp"
+#include "partition/parallel_partition.hpp"
 
 namespace {
 
@@ -60,26 +64,35 @@ std::vector<std::vector<int>> elements_of(const std::string& path) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  PetscInitializeNoArguments();  // PT-Scotch runs through PETSc's MatPartitioning
   int code = 0;
   try {
     std::string input, output;
     int parts = 0;
+    weft::Partitioner partitioner = weft::Partitioner::automatic;
     for (int i = 1; i < argc; ++i) {
       const std::string s = argv[i];
-      if ((s == "-n" || s == "-o") && i + 1 >= argc) throw weft::InputError(s + " needs a value");
+      if ((s == "-n" || s == "-o" || s == "--partitioner") && i + 1 >= argc)
+        throw weft::InputError(s + " needs a value");
       if (s == "-n") {
         char* end = nullptr;
         parts = static_cast<int>(std::strtol(argv[++i], &end, 10));
         if (*end || parts < 1) throw weft::InputError(std::string("-n: expected a positive integer, got '") + argv[i] + "'");
       } else if (s == "-o") {
         output = argv[++i];
+      } else if (s == "--partitioner") {
+        const std::string v = argv[++i];
+        if (v == "metis") partitioner = weft::Partitioner::metis;
+        else if (v == "ptscotch") partitioner = weft::Partitioner::ptscotch;
+        else if (v == "auto") partitioner = weft::Partitioner::automatic;
+        else throw weft::InputError("--partitioner: unknown partitioner '" + v + "' (known: auto, metis, ptscotch)");
       } else if (s[0] == '-') {
         throw weft::InputError("unknown option '" + s + "'");
       } else {
         input = s;
       }
     }
-    if (input.empty() || parts < 1) throw weft::InputError("usage: weft-partition MESH_OR_CASE -n K [-o PART.h5]");
+    if (input.empty() || parts < 1) throw weft::InputError("usage: weft-partition MESH_OR_CASE -n K [-o PART.h5] [--partitioner auto|metis|ptscotch]");
     auto elems = elements_of(input);
     const int n = elems.back()[0];
     elems.pop_back();
@@ -88,16 +101,23 @@ int main(int argc, char** argv) {
     std::string how = "METIS";
     if (is_case(input)) {
       // The run's own partition, not a second opinion: a scene of particles gets RCB there.
-      const weft::Scene scene = weft::build_scene(weft::load_case(input, {}), parts);
+      weft::SceneOptions options;
+      options.partitioner = partitioner;
+      options.comm = MPI_COMM_WORLD;
+      const weft::Scene scene = weft::build_scene(weft::load_case(input, {}), parts, options);
+      how = scene.partitioner;
       part.resize(n);
       for (int i = 0; i < n; ++i) part[i] = scene.partition[scene.solver_of_input[i]];
       if (!scene.points.empty())
         how = scene.points.size() == static_cast<size_t>(n)
                   ? "recursive coordinate bisection (particles)"
-                  : "METIS (mesh vertices) + recursive coordinate bisection (" + std::to_string(scene.points.size()) +
+                  : scene.partitioner + " (mesh vertices) + recursive coordinate bisection (" + std::to_string(scene.points.size()) +
                         " particles)";
     } else {
-      part = weft::partition_graph(g, parts);
+      const bool scotch = partitioner == weft::Partitioner::ptscotch ||
+                          (partitioner == weft::Partitioner::automatic && n > weft::kParallelPartitionAbove);
+      part = scotch ? weft::partition_graph_parallel(g, parts, nullptr, MPI_COMM_WORLD) : weft::partition_graph(g, parts);
+      if (scotch) how = "PT-Scotch";
     }
     weft::PartitionQuality q = weft::partition_quality(g, part, parts);
     std::printf("%s: %d vertices, %zu elements, %d parts by %s\n", input.c_str(), n, elems.size(), parts, how.c_str());
@@ -124,6 +144,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "weft-partition: failed: %s\n", e.what());
     code = 1;
   }
+  PetscFinalize();
   MPI_Finalize();
   return code;
 }

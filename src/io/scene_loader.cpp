@@ -220,8 +220,18 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     if (is_point[i]) weight[i] = 0;
     mesh_dynamic += weight[i];
   }
-  std::vector<int> part = mesh_dynamic > 0 || pts.empty() ? partition_graph(g, ranks, &weight)
-                                                          : std::vector<int>(n, 0);
+  long dynamic_count = 0;
+  for (int i = 0; i < n; ++i) dynamic_count += weight[i] > 0;
+  const bool ptscotch =
+      ranks > 1 && (options.partitioner == Partitioner::ptscotch ||
+                    (options.partitioner == Partitioner::automatic && dynamic_count > kParallelPartitionAbove));
+  if (ptscotch) s.partitioner = "PT-Scotch";
+  std::vector<int> part =
+      mesh_dynamic == 0 && !pts.empty()
+          ? std::vector<int>(n, 0)
+          : ptscotch ? partition_graph_parallel(g, ranks, &weight,
+                                                options.comm == MPI_COMM_NULL ? MPI_COMM_SELF : options.comm)
+                     : partition_graph(g, ranks, &weight);
   if (!pts.empty() && ranks > 1) {
     std::vector<Vec3> px;
     std::vector<double> pw;

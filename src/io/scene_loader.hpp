@@ -1,12 +1,14 @@
 // Case -> Scene: build every object's mesh, place it, compute rest data and masses,
-// select pins, partition the vertex graph with METIS over the communicator's ranks and
-// renumber vertices into contiguous per-rank blocks. Deterministic, so every rank builds
-// the same Scene without communication.
+// select pins, partition the vertex graph over the ranks (METIS on every rank, or PT-Scotch
+// shared over the ranks for large graphs, see SceneOptions) and renumber vertices into
+// contiguous per-rank blocks. Deterministic, so every rank builds the same Scene (the
+// PT-Scotch answer is gathered to every rank).
 #pragma once
 #include <mpi.h>
 
 #include "core/scene.hpp"
 #include "io/case_spec.hpp"
+#include "partition/parallel_partition.hpp"
 
 namespace weft {
 
@@ -18,8 +20,14 @@ namespace weft {
 //   count 1 each (the weighting before issue 19; kept for comparisons: bench-balance).
 enum class PartitionWeights { work, count };
 
+// The mesh vertices' partitioner (partition/parallel_partition.hpp): automatic = METIS up
+// to kParallelPartitionAbove dynamic vertices, PT-Scotch over `comm` beyond. comm: the
+// run's communicator (MPI_COMM_NULL: this process alone; PT-Scotch's parts depend on the
+// process count, so weft-partition reproduces a run's under mpirun with as many ranks).
 struct SceneOptions {
   PartitionWeights weights = PartitionWeights::work;
+  Partitioner partitioner = Partitioner::automatic;
+  MPI_Comm comm = MPI_COMM_NULL;
 };
 
 Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options = {});

@@ -117,7 +117,10 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   const int every = std::max(1, spec.output_every), cp_every = std::max(1, spec.checkpoint_every);
 
   auto tp = std::chrono::steady_clock::now();
-  Scene scene = build_scene(spec, ranks);
+  SceneOptions scene_options;
+  scene_options.partitioner = partitioner_from_options();
+  scene_options.comm = comm;
+  Scene scene = build_scene(spec, ranks, scene_options);
   const double build_s = since(tp);
   tp = std::chrono::steady_clock::now();
   if (opt.restart.empty()) check_initial_configuration(scene);

@@ -224,8 +224,8 @@ void LinearSystem::configure_solver() {
     check(PCShellSetName(pc, "weft substructured Cholesky (MUMPS per rank + dense interface Schur complement)"),
           "PCShellSetName");
   }
-  // MUMPS on any rank count: on one rank it factors our Hessians 1.1-3x faster than CHOLMOD
-  // (bench/results/newton_step.md, drape_default: 47 vs 143 ms per factorisation).
+  // One rank: the sequential Cholesky (kSequentialCholesky above: CHOLMOD, measured faster
+  // than MUMPS on every scene of bench/results/solver_choice.md); several: MUMPS.
   if (pc_type == "cholesky" || pc_type == "lu")
     check(PCFactorSetMatSolverType(pc, pc_type == "cholesky" && lv_.ranks == 1 ? kSequentialCholesky : MATSOLVERMUMPS),
           "PCFactorSetMatSolverType");

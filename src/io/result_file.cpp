@@ -484,18 +484,7 @@ void ResultFile::strain_ratios(Vec x, std::vector<float>& out) {
     Vec9 xt;
     for (int i = 0; i < 3; ++i)
       for (int d = 0; d < 3; ++d) xt[3 * i + d] = a[3 * tl[i] + d];
-    const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
-    const Vec3& warp = scene_.triangle_warp[t];
-    if (warp.squaredNorm() > 0 && (op.limit_warp > 0 || op.limit_weft > 0)) {
-      // Orthotropic: the larger of stretch along warp / its limit and along weft / its limit.
-      const Tri& tg = scene_.triangles[t];
-      const Vec2 s = warp_weft_stretch(
-          xt, make_aligned_tri_rest(scene_.rest[tg[0]], scene_.rest[tg[1]], scene_.rest[tg[2]], warp));
-      r[k] = std::max(op.limit_warp > 0 ? s[0] / op.limit_warp : 0.0, op.limit_weft > 0 ? s[1] / op.limit_weft : 0.0);
-      continue;
-    }
-    const double limit = op.strain_limit;
-    r[k] = max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0);
+    r[k] = strain_ratio(t, xt);
   }
   VecRestoreArray(tri_local_, &r);
   VecRestoreArrayRead(xl, &a);
@@ -528,19 +517,24 @@ void ResultFile::torn_strain_ratios(const std::vector<double>& natural, const st
     Vec9 xt;
     for (int i = 0; i < 3; ++i)
       for (int d = 0; d < 3; ++d) xt[3 * i + d] = all[3 * static_cast<size_t>(scene_.input_of(tris[t][i])) + d];
-    const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
-    const Vec3& warp = scene_.triangle_warp[t];
-    if (warp.squaredNorm() > 0 && (op.limit_warp > 0 || op.limit_weft > 0)) {
-      const Tri& tg = scene_.triangles[t];
-      const Vec2 s = warp_weft_stretch(
-          xt, make_aligned_tri_rest(scene_.rest[tg[0]], scene_.rest[tg[1]], scene_.rest[tg[2]], warp));
-      out[t - tri_begin_] = static_cast<float>(
-          std::max(op.limit_warp > 0 ? s[0] / op.limit_warp : 0.0, op.limit_weft > 0 ? s[1] / op.limit_weft : 0.0));
-      continue;
-    }
-    const double limit = op.strain_limit;
-    out[t - tri_begin_] = static_cast<float>(max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0));
+    out[t - tri_begin_] = static_cast<float>(strain_ratio(t, xt));
   }
+}
+
+// Triangle t's stretch over its limit at corners xt (1 = at the limit; no limit: the
+// largest singular value itself). Orthotropic: the larger of the stretch along warp / its
+// limit and along weft / its limit. The rest shape is frame 0's (after a tear too).
+double ResultFile::strain_ratio(int t, const Vec9& xt) const {
+  const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
+  const Vec3& warp = scene_.triangle_warp[t];
+  if (warp.squaredNorm() > 0 && (op.limit_warp > 0 || op.limit_weft > 0)) {
+    const Tri& tg = scene_.triangles[t];
+    const Vec2 s =
+        warp_weft_stretch(xt, make_aligned_tri_rest(scene_.rest[tg[0]], scene_.rest[tg[1]], scene_.rest[tg[2]], warp));
+    return std::max(op.limit_warp > 0 ? s[0] / op.limit_warp : 0.0, op.limit_weft > 0 ? s[1] / op.limit_weft : 0.0);
+  }
+  const double limit = op.strain_limit;
+  return max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0);
 }
 
 void ResultFile::to_natural(Vec x, std::vector<double>& out) {

@@ -60,6 +60,7 @@ class ResultFile {
   // none), in this rank's natural block of triangles.
   void strain_ratios(Vec x, std::vector<float>& out);
   void torn_strain_ratios(const std::vector<double>& natural, const std::vector<Tri>& tris, std::vector<float>& out);
+  double strain_ratio(int t, const Vec9& xt) const;
   void write_view();        // /view: per-object connectivity for OUT.xdmf
   void write_xdmf() const;  // rank 0, from what the file holds
 

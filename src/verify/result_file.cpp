@@ -142,6 +142,27 @@ std::vector<std::array<int, K>> to_index_rows(const std::vector<std::int64_t>& f
   return rows;
 }
 
+// Opens a per-frame dataset of shape (F, rows, 3) (`letter` names rows in the message: N,
+// T) and checks its shape against `rows` entries of `rows_of`; returns the open dataset
+// and stores F.
+hid_t open_frame_rows(hid_t f, const std::string& path, const std::string& name, char letter, hsize_t rows,
+                      const std::string& rows_of, hsize_t* frames) {
+  Handle ds{H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose};  // closed if a check fails
+  if (ds.id < 0) fail(path, "dataset " + name + ": cannot open");
+  Handle space{H5Dget_space(ds.id), H5Sclose};
+  hsize_t dims[3] = {0, 0, 0};
+  if (H5Sget_simple_extent_ndims(space.id) != 3)
+    fail(path, "dataset " + name + ": expected shape (F," + letter + ",3)");
+  H5Sget_simple_extent_dims(space.id, dims, nullptr);
+  if (dims[1] != rows || dims[2] != 3)
+    fail(path, "dataset " + name + ": shape (" + std::to_string(dims[0]) + "," + std::to_string(dims[1]) + "," +
+                   std::to_string(dims[2]) + ") does not match (F," + std::to_string(rows) + ",3) of " + rows_of);
+  *frames = dims[0];
+  const hid_t open = ds.id;
+  ds.id = -1;  // the caller keeps it
+  return open;
+}
+
 }  // namespace
 
 ResultFile::ResultFile(const std::string& path) : path_(path) {
@@ -231,33 +252,17 @@ ResultFile::ResultFile(const std::string& path) : path_(path) {
 
     times_ = read_f64(f, path, "/frames/time", 0, &rows);
 
-    positions_ = H5Dopen2(f, "/frames/positions", H5P_DEFAULT);
-    if (positions_ < 0) fail(path, "dataset /frames/positions: cannot open");
-    Handle space{H5Dget_space(hid_t(positions_)), H5Sclose};
-    hsize_t dims[3] = {0, 0, 0};
-    if (H5Sget_simple_extent_ndims(space.id) != 3) fail(path, "dataset /frames/positions: expected shape (F,N,3)");
-    H5Sget_simple_extent_dims(space.id, dims, nullptr);
-    if (dims[1] != n || dims[2] != 3)
-      fail(path, "dataset /frames/positions: shape (" + std::to_string(dims[0]) + "," +
-                     std::to_string(dims[1]) + "," + std::to_string(dims[2]) + ") does not match (F," +
-                     std::to_string(n) + ",3) of /mesh/rest_positions");
+    hsize_t nf = 0;
+    positions_ = open_frame_rows(f, path, "/frames/positions", 'N', n, "/mesh/rest_positions", &nf);
     {
       Handle t{H5Dget_type(hid_t(positions_)), H5Tclose};
       if (H5Tget_class(t.id) != H5T_FLOAT) fail(path, "dataset /frames/positions: expected floating-point data");
     }
-    frames_ = long(std::min<hsize_t>(dims[0], times_.size()));
+    frames_ = long(std::min<hsize_t>(nf, times_.size()));
     if (exists(f, "/frames/triangles")) {
       // Tearing: each frame's triangle corners (F, T, 3), T as /mesh/triangles.
-      triangles_ = H5Dopen2(f, "/frames/triangles", H5P_DEFAULT);
-      if (triangles_ < 0) fail(path, "dataset /frames/triangles: cannot open");
-      Handle ts{H5Dget_space(hid_t(triangles_)), H5Sclose};
-      hsize_t td[3] = {0, 0, 0};
-      if (H5Sget_simple_extent_ndims(ts.id) != 3) fail(path, "dataset /frames/triangles: expected shape (F,T,3)");
-      H5Sget_simple_extent_dims(ts.id, td, nullptr);
-      if (td[1] != t || td[2] != 3)
-        fail(path, "dataset /frames/triangles: shape (" + std::to_string(td[0]) + "," + std::to_string(td[1]) + "," +
-                       std::to_string(td[2]) + ") does not match (F," + std::to_string(t) + ",3) of /mesh/triangles");
-      frames_ = std::min(frames_, long(td[0]));
+      triangles_ = open_frame_rows(f, path, "/frames/triangles", 'T', t, "/mesh/triangles", &nf);
+      frames_ = std::min(frames_, long(nf));
     }
 
     if (H5Aexists(f, "complete") > 0) {

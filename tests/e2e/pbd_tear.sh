@@ -89,7 +89,7 @@ echo "ok: xpbd: $tx spares used, weft-verify passes, identical at 1 and 2 ranks"
 
 # ParaView reads each frame's topology (the torn cloth's cells are /frames/triangles' rows).
 if command -v pvpython > /dev/null && command -v xvfb-run > /dev/null; then
-  xvfb-run -a pvpython "$WEFT_SRC/tests/e2e/paraview_check.py" torn "$WORK/one.h5" > pv.txt 2>&1 || { cat pv.txt; fail "ParaView"; }
+  xvfb-run -a -n $((100 + RANDOM % 800)) pvpython "$WEFT_SRC/tests/e2e/paraview_check.py" torn "$WORK/one.h5" > pv.txt 2>&1 || { cat pv.txt; fail "ParaView"; }
   if grep -vE "^ok: |^$|XDG_RUNTIME_DIR" pv.txt | grep -qiE "warn|err|skipping|cannot|fail"; then
     cat pv.txt; fail "ParaView printed warnings or errors"
   fi

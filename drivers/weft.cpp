@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
     }
     weft::RunSummary s = weft::run_simulation(spec, args.run, MPI_COMM_WORLD);
     if (!s.all_converged && rank == 0)
-      std::fprintf(stderr, "weft: warning: some steps ended before Newton converged (see /frames/stats/converged)\n");
+      std::fprintf(stderr, "weft: warning: some steps ended before %s converged (see /frames/stats/converged)\n",
+                   s.solver.c_str());
   } catch (const weft::InputError& e) {
     if (rank == 0) std::fprintf(stderr, "weft: error: %s\n", e.what());
     code = 2;

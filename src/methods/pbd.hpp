@@ -64,6 +64,7 @@ class PbdStepper final : public Stepper {
   double max_strain() override;
   NamedValues start_stats() override;
   std::string describe() const override;
+  IterationName iteration_name() const override { return {"sweeps", "sweeps", "the sweeps"}; }
   // BDF2 keeps the previous substep's x and v ("bdf2.x_prev", "bdf2.v_prev", input order)
   // and whether it has one ("bdf2.history"); Euler has no state beyond x and v.
   NamedArrays save() const override;

@@ -47,6 +47,9 @@ class ProjectiveDynamicsStepper final : public Stepper {
   double max_strain() override;
   NamedValues start_stats() override;
   std::string describe() const override;
+  IterationName iteration_name() const override {
+    return {"pd", "local-global iterations", "the local-global iterations"};
+  }
   NamedArrays save() const override { return {}; }  // no state beyond x and v
   void load(const NamedArrays&) override {}
 

@@ -181,7 +181,9 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     }
   }
 
-  Progress progress(opt.progress ? rank : -1, first_step, frames);
+  const Stepper::IterationName its = stepper.iteration_name();
+  Progress progress(opt.progress ? rank : -1, first_step, frames, its.column, its.words);
+  summary.solver = its.solver;
   NamedValues stage_sums;  // this rank's per-step figures named *_s, summed over the steps
   double step_s = 0;
   long long newton_iters = 0;  // the steppers' iterations (Newton, PD, PBD) over the steps

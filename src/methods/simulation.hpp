@@ -24,6 +24,7 @@ struct RunSummary {
   int frames_written = 0;
   double seconds = 0;
   bool all_converged = true;
+  std::string solver = "Newton";  // what did not converge, for the warning (Stepper::IterationName)
   long long vertices = 0;        // global vertex count of the scene
   int steps = 0;                 // steps taken by this call
   double step_seconds = 0;       // wall time of those steps (max over ranks)

@@ -43,6 +43,15 @@ class Stepper {
   virtual NamedValues start_stats() = 0;
   // One line for the progress header (method, linear solver ...).
   virtual std::string describe() const = 0;
+  // What StepReport::iterations counts, for the progress lines: the per-frame column's word,
+  // the closing summary's words and the solver the not-converged warning names. Newton
+  // iterations unless the method says otherwise.
+  struct IterationName {
+    const char* column = "newton";
+    const char* words = "Newton iterations";
+    const char* solver = "Newton";
+  };
+  virtual IterationName iteration_name() const { return {}; }
 
   // Checkpoint: every piece of state beyond x and v a restart needs to continue bit for bit
   // (adaptive stiffnesses ...), as named arrays in a rank-count-independent order, whole

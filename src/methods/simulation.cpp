@@ -40,8 +40,10 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, St
 
 // The start must be intersection-free and every pair at least its offset apart: the
 // barrier method can only keep a state feasible, not repair one. Checked with the same
-// independent predicates weft-verify uses.
-void check_initial_configuration(const Scene& scene) {
+// independent predicates weft-verify uses. Distributed: each rank examines the pairs whose
+// lower primitive starts at a vertex it owns, and the counts and the example pair (the
+// lowest) are merged, so the message is the same at every rank count.
+void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   verify::ResultMesh mesh;
   mesh.rest = scene.rest;
   mesh.triangles = scene.triangles;
@@ -54,9 +56,13 @@ void check_initial_configuration(const Scene& scene) {
   mesh.points = scene.points;
   mesh.stitches = scene.stitches;  // a seam may start closed: its pairs are one vertex
   for (int o : scene.point_object) mesh.point_offset.push_back(scene.objects[o].offset);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   verify::FrameChecker checker(mesh, verify::Options{});
-  verify::Stats st;
-  checker.check(0, scene.rest, st);
+  checker.set_share([&](int v) { return scene.owner_of(v) == rank; });
+  verify::Stats mine;
+  checker.check(0, scene.rest, mine);
+  const verify::Stats st = verify::merge_over(comm, mine);
   auto describe = [&](const verify::PairRef& p) {
     auto one = [&](int kind, long i) {
       const std::vector<int>& of = kind == verify::kSegment ? scene.segment_object
@@ -123,7 +129,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   Scene scene = build_scene(spec, ranks, scene_options);
   const double build_s = since(tp);
   tp = std::chrono::steady_clock::now();
-  if (opt.restart.empty()) check_initial_configuration(scene);
+  if (opt.restart.empty()) check_initial_configuration(scene, comm);
   const double check_s = since(tp);
   tp = std::chrono::steady_clock::now();
   LocalView lv = make_local_view(scene, comm);

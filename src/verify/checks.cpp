@@ -24,6 +24,13 @@ const char* kind_name(int kind) {
 
 static_assert(std::is_trivially_copyable<Stats>::value, "Stats is exchanged as bytes");
 
+bool lower_pair(const PairRef& p, const PairRef& q) {
+  if (p.kind_a != q.kind_a) return p.kind_a < q.kind_a;
+  if (p.a != q.a) return p.a < q.a;
+  if (p.kind_b != q.kind_b) return p.kind_b < q.kind_b;
+  return p.b < q.b;
+}
+
 void merge(Stats& into, const Stats& from) {
   auto earlier = [](long f, long g) { return f >= 0 && (g < 0 || f < g); };
   into.frames += from.frames;
@@ -48,7 +55,9 @@ void merge(Stats& into, const Stats& from) {
 
   into.candidate_pairs += from.candidate_pairs;
   into.intersections += from.intersections;
-  if (earlier(from.intersection_frame, into.intersection_frame)) {
+  if (earlier(from.intersection_frame, into.intersection_frame) ||
+      (from.intersection_frame >= 0 && from.intersection_frame == into.intersection_frame &&
+       lower_pair(from.intersection_pair, into.intersection_pair))) {
     into.intersection_frame = from.intersection_frame;
     into.intersection_pair = from.intersection_pair;
   }
@@ -57,7 +66,9 @@ void merge(Stats& into, const Stats& from) {
   into.distance_violations += from.distance_violations;
   if (from.distance_frame >= 0 &&
       (from.distance_gap < into.distance_gap ||
-       (from.distance_gap == into.distance_gap && earlier(from.distance_frame, into.distance_frame)))) {
+       (from.distance_gap == into.distance_gap &&
+        (earlier(from.distance_frame, into.distance_frame) ||
+         (from.distance_frame == into.distance_frame && lower_pair(from.distance_pair, into.distance_pair)))))) {
     into.distance_gap = from.distance_gap;
     into.distance_value = from.distance_value;
     into.distance_offset = from.distance_offset;
@@ -266,10 +277,28 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
     }
     boxes_[i] = b;
   }
-  grid_.build(boxes_);
+  // Distributed (set_share): the grid holds this process's primitives and the others whose
+  // boxes meet the union of its own, which holds every pair it examines.
+  if (mine_) {
+    share_.resize(n);
+    Aabb own;
+    for (int k = 0; k < 3; ++k) own.lo[k] = HUGE_VAL, own.hi[k] = -HUGE_VAL;
+    for (std::size_t i = 0; i < n; ++i) {
+      share_[i] = mine_(prims[i].v[0]) ? 1 : 0;
+      if (share_[i])
+        for (int k = 0; k < 3; ++k) own.lo[k] = std::min(own.lo[k], boxes_[i].lo[k]), own.hi[k] = std::max(own.hi[k], boxes_[i].hi[k]);
+    }
+    near_.clear();
+    near_boxes_.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      if (share_[i] || overlap(boxes_[i], own)) near_.push_back(std::uint32_t(i)), near_boxes_.push_back(boxes_[i]);
+    grid_.build(near_boxes_);
+  } else {
+    grid_.build(boxes_);
+  }
 
   const double tol = opt_.tol_distance, crossing = opt_.crossing_distance;
-  grid_.for_each_pair([&](std::uint32_t i, std::uint32_t j) {
+  auto examine = [&](std::uint32_t i, std::uint32_t j) {
     const Prim &a = prims[i], &b = prims[j];  // a.kind <= b.kind since i < j
     for (int u = 0; u < a.n; ++u)
       for (int w = 0; w < b.n; ++w)
@@ -337,23 +366,35 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
     } else {
       d = (x[a.v[0]] - x[b.v[0]]).norm();
     }
+    // The example pairs: the earliest frame, then the lowest pair (lower_pair), whatever
+    // order the grid visits pairs in and however the work is split over processes.
+    const PairRef here{a.kind, b.kind, a.index, b.index};
     if (hit) {
       ++s.intersections;
-      if (s.intersection_frame < 0) {
+      if (s.intersection_frame < 0 ||
+          (s.intersection_frame == frame && lower_pair(here, s.intersection_pair))) {
         s.intersection_frame = frame;
-        s.intersection_pair = {a.kind, b.kind, a.index, b.index};
+        s.intersection_pair = here;
       }
     }
     const double gap = d - offset;
     if (gap < -tol) ++s.distance_violations;
-    if (gap < s.distance_gap) {
+    if (gap < s.distance_gap ||
+        (gap == s.distance_gap && s.distance_frame == frame && lower_pair(here, s.distance_pair))) {
       s.distance_gap = gap;
       s.distance_value = d;
       s.distance_offset = offset;
       s.distance_frame = frame;
-      s.distance_pair = {a.kind, b.kind, a.index, b.index};
+      s.distance_pair = here;
     }
-  });
+  };
+  if (mine_)
+    grid_.for_each_pair([&](std::uint32_t ci, std::uint32_t cj) {
+      const std::uint32_t i = near_[ci], j = near_[cj];  // ascending, so i < j
+      if (share_[i]) examine(i, j);  // the pair belongs to its lower primitive's owner
+    });
+  else
+    grid_.for_each_pair(examine);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -596,11 +637,17 @@ Report verify_file(const std::string& path, const Options& opt, MPI_Comm comm) {
     throw RuntimeFailure(msg);
   }
 
+  return make_report(*file, *checker, merge_over(comm, local), opt);
+}
+
+Stats merge_over(MPI_Comm comm, const Stats& local) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
   std::vector<Stats> all(static_cast<std::size_t>(size));
   MPI_Allgather(&local, int(sizeof(Stats)), MPI_BYTE, all.data(), int(sizeof(Stats)), MPI_BYTE, comm);
   Stats total;
   for (const Stats& s : all) merge(total, s);
-  return make_report(*file, *checker, total, opt);
+  return total;
 }
 
 // ---------------------------------------------------------------------------------------

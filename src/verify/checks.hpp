@@ -24,6 +24,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,8 +71,13 @@ struct Stats {
   double aniso_excess = -1e300, aniso_stretch = 0, aniso_limit = 0;  // worst stretch - limit
 };
 
-// Combines `from` into `into` (counts add; the worse value wins, ties go to the earlier frame).
+// Combines `from` into `into` (counts add; the worse value wins, ties go to the earlier frame,
+// then to the lower pair, so the example named does not depend on how the work was split).
 void merge(Stats& into, const Stats& from);
+// Every process's `local` merged, on every process. Collective.
+Stats merge_over(MPI_Comm comm, const Stats& local);
+// Pair order for the examples: by (kind_a, a, kind_b, b).
+bool lower_pair(const PairRef& p, const PairRef& q);
 
 // Per-frame checker over one mesh: precomputes the rest shapes once.
 class FrameChecker {
@@ -83,6 +89,11 @@ class FrameChecker {
   // /mesh/triangles: a spare replaces a vertex with the same rest position). Adjacency,
   // contact and strain then use them; vertices no primitive references are ignored.
   void set_triangles(const std::vector<Tri>& tris);
+  // Distributed checking (the simulator's initial check): this process examines only the
+  // contact pairs whose lower primitive (triangles, segments, points, each by index) has
+  // its first vertex in `mine`; merge_over of every process's Stats then gives the whole
+  // check's counts and examples. Unset: every pair.
+  void set_share(std::function<bool(int vertex)> mine) { mine_ = std::move(mine); }
 
   long strain_limited() const { return strain_limited_; }
   long degenerate_rest() const { return degenerate_rest_; }        // limited, zero rest area
@@ -120,6 +131,10 @@ class FrameChecker {
   long strain_limited_ = 0, degenerate_rest_ = 0, first_degenerate_ = -1;
   std::vector<Aabb> boxes_, raw_;
   GridBroadPhase grid_;
+  std::function<bool(int)> mine_;
+  std::vector<char> share_;  // per primitive: examined here (set_share)
+  std::vector<std::uint32_t> near_;  // set_share: the primitives in the grid, ascending
+  std::vector<Aabb> near_boxes_;
 };
 
 struct CheckLine {

@@ -10,6 +10,17 @@ for f in "$B"/*.yaml "$WEFT_SRC"/tests/data/bad_starts/*.yaml; do
   grep -qF -- "$want" err.txt || fail "$(basename "$f"): message lacks '$want'"
   [ ! -e bad.h5 ] || fail "$(basename "$f"): a result file was written"
 done
+# The initial-configuration check is split over the ranks (each examines the pairs of the
+# primitives it owns): the message, counts and example pair included, is the same at 1, 2
+# and 3 ranks.
+for f in self_intersecting rod_through_cloth particles_overlap; do
+  for np in 1 2 3; do
+    expect_input_error "$f at $np ranks" $WEFT_MPIEXEC -n "$np" "$W" "$WEFT_SRC/tests/data/bad_starts/$f.yaml" -o bad.h5
+    grep "^weft: " err.txt > "start$np.txt"  # without mpirun's own lines
+  done
+  cmp -s start1.txt start2.txt && cmp -s start1.txt start3.txt ||
+    fail "$f: the initial check's message depends on the rank count: $(cat start1.txt start2.txt start3.txt)"
+done
 expect_input_error "unknown --set key" "$W" "$C" --set time.dtt=0.1 -o bad.h5
 expect_input_error "negative dt via --set" "$W" "$C" --set time.dt=-0.1 -o bad.h5
 expect_input_error "missing case file" "$W" no_such_case.yaml

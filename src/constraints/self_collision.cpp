@@ -4,6 +4,8 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
+#include "constraints/collision.hpp"
+
 namespace weft {
 
 void SpatialHash::build(double cell, const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) {
@@ -96,6 +98,91 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
       out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
     });
   }
+}
+
+std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::vector<int>& key) {
+  std::vector<Edge> e;
+  e.reserve(3 * tris.size());
+  for (const Tri& t : tris)
+    for (int a = 0; a < 3; ++a) {
+      int u = t[a], v = t[(a + 1) % 3];
+      if (key[v] < key[u]) std::swap(u, v);
+      e.push_back({u, v});
+    }
+  auto by_key = [&](const Edge& p, const Edge& q) {
+    return key[p[0]] < key[q[0]] || (key[p[0]] == key[q[0]] && key[p[1]] < key[q[1]]);
+  };
+  std::sort(e.begin(), e.end(), by_key);
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  return e;
+}
+
+bool edges_face_each_other(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, double tol) {
+  double s, t;
+  if (!edge_edge_line_parameters(a0, a1, b0, b1, &s, &t)) return false;
+  return s >= -tol && s <= 1 + tol && t >= -tol && t <= 1 + tol;
+}
+
+void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,
+                                    const double* x0, const double* x1, double reach, const Vec3& shift,
+                                    const VertexRings& rings, std::vector<SelfCollisionEdgePair>& out) {
+  if (edge_subset.empty() || edges.empty()) return;
+  auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
+  auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
+  std::vector<Vec3> lo(edges.size()), hi(edges.size());
+  double extent = 0.0;
+  for (size_t n = 0; n < edges.size(); ++n) {
+    lo[n] = hi[n] = P0(edges[n][0]);
+    for (int a = 0; a < 2; ++a)
+      for (const Vec3& p : {P0(edges[n][a]), Vec3(P1(edges[n][a]) - shift)})
+        lo[n] = lo[n].cwiseMin(p), hi[n] = hi[n].cwiseMax(p);
+    extent += (hi[n] - lo[n]).maxCoeff();
+  }
+  const double cell = extent / edges.size() + reach;
+  SpatialHash grid;
+  grid.build(cell > 0 ? cell : 1.0, lo, hi);
+  // Line signed distance (edge_edge_collision_constraint with side +1, h 0) at one instant.
+  Stencil3<4> xs;
+  auto line_distance = [&](auto&& P, int a, int b) {
+    xs.col(0) = P(edges[a][0]), xs.col(1) = P(edges[a][1]), xs.col(2) = P(edges[b][0]), xs.col(3) = P(edges[b][1]);
+    return edge_edge_collision_constraint(xs, 0.0, 1, nullptr);
+  };
+  const int nv = static_cast<int>(rings.start.size()) - 1;
+  std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
+  for (int a : edge_subset) {
+    const Edge& ea = edges[a];
+    for (int v : ea) {
+      ring_of[v] = a;
+      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
+    }
+    const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
+    grid.query(qlo, qhi, [&](int b) {
+      if (b == a || seen[b] == a) return;
+      seen[b] = a;
+      const Edge& eb = edges[b];
+      if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
+      if ((qlo.array() > hi[b].array()).any() || (qhi.array() < lo[b].array()).any()) return;
+      if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), 0.05)) return;
+      // The lines' signed distance is symmetric in the two edges (swapping them flips both
+      // r and N), so the side does not depend on which edge asked. Parallel edges at an
+      // instant read as distance 0 there (kept: conservative; the projection skips them).
+      const double d0 = line_distance(P0, a, b), d1 = line_distance(P1, a, b);
+      const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
+      if (!near) return;
+      out.push_back({std::min(a, b), std::max(a, b), d0 >= 0 ? 1 : -1});
+    });
+  }
+}
+
+void sort_self_collision_edge_pairs(std::vector<SelfCollisionEdgePair>& pairs) {
+  std::sort(pairs.begin(), pairs.end(), [](const SelfCollisionEdgePair& p, const SelfCollisionEdgePair& q) {
+    return p.a < q.a || (p.a == q.a && p.b < q.b);
+  });
+  pairs.erase(std::unique(pairs.begin(), pairs.end(),
+                          [](const SelfCollisionEdgePair& p, const SelfCollisionEdgePair& q) {
+                            return p.a == q.a && p.b == q.b;
+                          }),
+              pairs.end());
 }
 
 VertexRings vertex_rings(const std::vector<Tri>& tris, int num_vertices) {

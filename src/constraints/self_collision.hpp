@@ -50,6 +50,16 @@ class SpatialHash {
   std::vector<int> start_{0, 0}, ids_;
 };
 
+// Two edges (indices into the caller's edge list, a < b) whose closest points came within
+// reach of each other, or whose lines' signed distance changed sign, over the substep: the
+// crossings vertex-triangle pairs miss (two coarse sheets lying across each other, edge on
+// edge). side: the sign of the lines' signed distance at the substep's start
+// (edge_edge_collision_constraint).
+struct SelfCollisionEdgePair {
+  int a, b;
+  int side;
+};
+
 // Edge neighbours of every vertex (CSR over vertex ids 0 .. num_vertices - 1).
 struct VertexRings {
   std::vector<int> start{0}, nbr;
@@ -73,6 +83,28 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
 // Sorts by (key[v], t) and drops repeats (the caller may append several searches first);
 // key: a vertex numbering independent of the rank count (the input order).
 void sort_self_collision_pairs(std::vector<SelfCollisionPair>& pairs, const std::vector<int>& key);
+
+// The edges of `tris`, each once, ordered by their endpoints' keys (key: a vertex numbering
+// independent of the rank count), so that edge indices, and the pairs' order, are the same
+// at every rank count. Each edge is stored with the smaller key first.
+std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::vector<int>& key);
+
+// Appends the pairs (a, b), a in `edge_subset`, b any edge of `edges`, that share no vertex
+// and no edge neighbour (the sheet's stretch and bending keep those apart), with x0 / x1 /
+// reach / shift as for find_self_collision_pairs:
+//  - the swept boxes (in the frame moving by `shift`), a's grown by reach, overlap;
+//  - the lines' closest points at x1 lie within both edges (parameters in [-tol, 1 + tol],
+//    tol = 0.05: endpoints are the vertex-triangle pairs' business);
+//  - the lines' signed distance is within reach at x0 or at x1, or changed sign between.
+// Each pair is stored once, smaller index first; sort_self_collision_edge_pairs orders them.
+void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,
+                                    const double* x0, const double* x1, double reach, const Vec3& shift,
+                                    const VertexRings& rings, std::vector<SelfCollisionEdgePair>& out);
+void sort_self_collision_edge_pairs(std::vector<SelfCollisionEdgePair>& pairs);
+
+// Whether the closest points of the lines through (a0, a1) and (b0, b1) lie within both
+// edges, parameters in [-tol, 1 + tol] (false for parallel edges).
+bool edges_face_each_other(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, double tol);
 
 // Barycentric coordinates of y's projection on the plane of (a, b, c) all >= -tol (false for
 // a degenerate triangle).

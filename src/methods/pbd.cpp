@@ -234,6 +234,10 @@ void PbdStepper::build_self_() {
     sc_tris_.push_back(tr);
   }
   sc_rings_ = vertex_rings(sc_tris_, n);
+  sc_edges_ = self_collision_edges(sc_tris_, s.input_of_solver);
+  sc_edge_own_.clear();
+  for (size_t e = 0; e < sc_edges_.size(); ++e)
+    if (owned(sc_edges_[e][0]) || owned(sc_edges_[e][1])) sc_edge_own_.push_back(static_cast<int>(e));
   w_global_.assign(n, 0.0);
   for (int v = 0; v < n; ++v) {
     if (s.objects[s.vertex_object[v]].scripted || !(mass(v) > 0)) continue;
@@ -647,7 +651,12 @@ void PbdStepper::find_self_collisions() {
   if (lv_.ranks > 1)
     find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
   sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
-  int any = self_pairs_.empty() ? 0 : 1;
+  // Edge-edge pairs with an edge here (either one: the pair's four vertices may belong to
+  // two ranks, and each moves its own).
+  edge_pairs_.clear();
+  find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, reach, shift, sc_rings_, edge_pairs_);
+  sort_self_collision_edge_pairs(edge_pairs_);
+  int any = self_pairs_.empty() && edge_pairs_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
   any_self_pairs_ = any != 0;
 }
@@ -657,8 +666,9 @@ void PbdStepper::find_self_collisions() {
 // owned vertex moves by the mean of its active pairs' corrections (summed in pair order:
 // the same at every rank count). Active: C < 0 with q over the triangle (barycentric
 // coordinates >= -kInside at the current positions).
-void PbdStepper::project_self(double* x, bool last_sweep) {
-  if (!any_self_pairs_) return;
+int PbdStepper::project_self(double* x, bool last_sweep) {
+  if (!any_self_pairs_) return 0;
+  int active = 0;
   const double* xg = x;
   if (lv_.ranks > 1) {
     MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
@@ -676,7 +686,27 @@ void PbdStepper::project_self(double* x, bool last_sweep) {
     if (!(C < 0) || !projects_into_triangle(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
+    ++active;
     if (last_sweep && p.v >= vb && p.v < ve) ++self_contacts_;
+    for (int a = 0; a < 4; ++a)
+      if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
+        const int l = ids[a] - vb;
+        Eigen::Map<Vec3>(&sc_acc_[3 * l]) += dx.col(a);
+        ++sc_cnt_[l];
+      }
+  }
+  // Edge against edge, the same way (after the vertex-triangle pairs: a fixed order).
+  for (const SelfCollisionEdgePair& p : edge_pairs_) {
+    const Edge &ea = sc_edges_[p.a], &eb = sc_edges_[p.b];
+    const int ids[4] = {ea[0], ea[1], eb[0], eb[1]};
+    gather<4>(xg, ids, xs);
+    if (!edges_face_each_other(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
+    const double C = edge_edge_collision_constraint(xs, collision_thickness_, p.side, &grad);
+    if (!(C < 0)) continue;
+    for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
+    pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
+    ++active;
+    if (last_sweep && ea[0] >= vb && ea[0] < ve) ++self_contacts_;
     for (int a = 0; a < 4; ++a)
       if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
         const int l = ids[a] - vb;
@@ -690,6 +720,23 @@ void PbdStepper::project_self(double* x, bool last_sweep) {
     const double inv = 1.0 / sc_cnt_[l];
     for (int d = 0; d < 3; ++d) x[3 * l + d] += sc_acc_[3 * l + d] * inv, sc_acc_[3 * l + d] = 0.0;
     sc_cnt_[l] = 0;
+  }
+  return active;
+}
+
+// After the sweeps: the averaged self-collision projection of the last sweep leaves part of
+// a deep pair's correction undone (a vertex in several pairs moves by their mean), and the
+// next step would take the crossed side as the side it came from. Up to kSettlePasses more
+// passes of the pairs alone (and the obstacles after them) until none is active on any
+// rank (Bridson et al. 2002's final collision pass, here on PBD's pair list).
+void PbdStepper::settle_self(double* x) {
+  constexpr int kSettlePasses = 20;
+  for (int pass = 0; pass < kSettlePasses; ++pass) {
+    int active = project_self(x, false);
+    MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_SUM, lv_.comm);
+    if (active == 0) break;
+    project_collisions(x);
+    ghost_update(x_);
   }
 }
 
@@ -825,6 +872,7 @@ void PbdStepper::solve(double inv_h2) {
       }
     }
   }
+  if (self_) settle_self(x);
   // Spectral radius from the second half of the plain sweeps: the update shrinks by rho per
   // sweep once the slowest mode dominates. Clamped below 1 (a diverging start is no rate).
   const int nd = static_cast<int>(dmax.size());

@@ -167,7 +167,8 @@ class PbdStepper final : public Stepper {
   // Jacobi with averaging over the pairs from the same positions at every rank (ranks > 1:
   // the positions of all vertices gathered, xg_). Corrections apply to owned vertices.
   void find_self_collisions();
-  void project_self(double* x, bool last_sweep);
+  int project_self(double* x, bool last_sweep);  // active pairs here
+  void settle_self(double* x);
   bool self_ = false, any_self_pairs_ = false;
   std::vector<Tri> sc_tris_;
   VertexRings sc_rings_;
@@ -175,6 +176,9 @@ class PbdStepper final : public Stepper {
   std::vector<double> w_global_, xg0_, xg_;  // global (solver ids), 3 per vertex
   std::vector<int> gather_counts_, gather_displs_;
   std::vector<SelfCollisionPair> self_pairs_;
+  std::vector<Edge> sc_edges_;       // the self-colliding sheets' edges, in input order
+  std::vector<int> sc_edge_own_;     // those with a vertex on this rank
+  std::vector<SelfCollisionEdgePair> edge_pairs_;
   std::vector<double> sc_acc_;
   std::vector<int> sc_cnt_;
   long self_contacts_ = 0;                  // active pairs at the last sweep, summed over substeps

@@ -187,6 +187,26 @@ TEST(ConstraintGradients, PointTriangleCollision) {
     }, x, 1e-9, 1e-5);
 }
 
+TEST(ConstraintGradients, EdgeEdgeCollision) {
+  std::mt19937 rng(8);
+  for (int side : {1, -1})
+    for (int k = 0; k < 20; ++k) {
+      const Stencil3<4> x = test::random_stencil<4>(rng);
+      check_gradient<4>([side](const Stencil3<4>& y, Stencil3<4>* g) {
+        return edge_edge_collision_constraint(y, 0.05, side, g);
+      }, x, 1e-6, 1e-6);
+    }
+  // Nearly touching, nearly parallel (5 degrees) edges.
+  Stencil3<4> x;
+  x << 0, 1, 0, 0.9962,  //
+      0, 0, 1e-9, 1e-9,  //
+      0, 0, 0.2, 0.2 + 0.0872;
+  for (int side : {1, -1})
+    check_gradient<4>([side](const Stencil3<4>& y, Stencil3<4>* g) {
+      return edge_edge_collision_constraint(y, 0.01, side, g);
+    }, x, 1e-9, 1e-5);
+}
+
 TEST(ConstraintGradients, StaticObstacle) {
   const Vec3 qc(0.1, 0.2, 0.3), nc = Vec3(1, 2, 2) / 3.0;
   check_gradient<1>([&](const Stencil3<1>& p, Stencil3<1>* g) {

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "constraints/collision.hpp"
+#include "constraints/projection.hpp"
 #include "constraints/registry.hpp"
 #include "constraints/self_collision.hpp"
 
@@ -86,6 +88,115 @@ TEST(SelfCollision, FarSheetsAreNoPairs) {
 // Kinds dispatch through the registry: shells and rods get constraints under pbd and xpbd,
 // particles none (but are served), volumes and rigid bodies nothing (the stepper refuses
 // them), and no method outside the position-based family is served.
+// Two vertical triangles ("fins") whose edges cross edge on edge while no vertex comes near
+// the other's face: the case vertex-triangle pairs miss. Fin A lies in the plane y = 0 below
+// its top edge (-1, 0, 0)-(1, 0, 0); fin B in the plane x = 0 above its bottom edge
+// (0, -0.5, z)-(0, 0.5, z), moving down from z = 0.1 to z = -0.1 through A's top edge.
+struct Fins {
+  std::vector<Tri> tris = {{0, 1, 2}, {3, 4, 5}};
+  std::vector<double> x0 = {-1, 0, 0, 1, 0, 0, 0, 0, -1, 0, -0.5, 0.1, 0, 0.5, 0.1, 0, 0, 1.1};
+  std::vector<double> x1 = x0;
+  Fins() {
+    for (int v = 3; v < 6; ++v) x1[3 * v + 2] -= 0.2;
+  }
+};
+
+TEST(SelfCollision, EdgesCrossingEdgeOnEdgeArePairs) {
+  const Fins f;
+  const VertexRings rings = vertex_rings(f.tris, 6);
+  const std::vector<int> key = {0, 1, 2, 3, 4, 5};
+  std::vector<SelfCollisionPair> vt;
+  find_self_collision_pairs(f.tris, {0, 1}, {0, 1, 2, 3, 4, 5}, f.x0.data(), f.x1.data(), 0.01, Vec3::Zero(), rings, vt);
+  EXPECT_TRUE(vt.empty()) << "no vertex passes through the other fin";
+  const std::vector<Edge> edges = self_collision_edges(f.tris, key);
+  const std::vector<Edge> want_edges = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}};
+  EXPECT_EQ(edges, want_edges);
+  std::vector<SelfCollisionEdgePair> ee;
+  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, f.x0.data(), f.x1.data(), 0.01, Vec3::Zero(), rings, ee);
+  sort_self_collision_edge_pairs(ee);
+  // Only A's top edge {0, 1} against B's bottom edge {3, 4}: the others miss each other's
+  // span (their closest points lie outside one of the edges) or stay far.
+  ASSERT_EQ(ee.size(), 1u);
+  EXPECT_EQ(ee[0].a, 0);
+  EXPECT_EQ(ee[0].b, 3);
+  // Lines' signed distance at x0: r = a0 - b0 = (-1, 0.5, -0.1), N = x cross y = +z: -0.1,
+  // so the side is -1 (A's edge stays below B's).
+  EXPECT_EQ(ee[0].side, -1);
+  // Found from either edge alone, the same pair and side.
+  for (int from : {0, 3}) {
+    std::vector<SelfCollisionEdgePair> one;
+    find_self_collision_edge_pairs(edges, {from}, f.x0.data(), f.x1.data(), 0.01, Vec3::Zero(), rings, one);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].a, 0);
+    EXPECT_EQ(one[0].b, 3);
+    EXPECT_EQ(one[0].side, -1);
+  }
+  // Projected with thickness h (both edges free, equal weights), B's edge ends h above A's.
+  Stencil3<4> xs, g, dx;
+  for (int a = 0; a < 4; ++a) {
+    const int v = (a < 2 ? edges[0] : edges[3])[a % 2];
+    xs.col(a) = Vec3(f.x1[3 * v], f.x1[3 * v + 1], f.x1[3 * v + 2]);
+  }
+  const double h = 0.002;
+  const double C = edge_edge_collision_constraint(xs, h, -1, &g);
+  EXPECT_NEAR(C, -0.1 - h, 1e-15);  // crossed: now 0.1 on the wrong side
+  pbd_project<4>(C, g, VecN<4>::Ones(), 1.0, ConstraintSense::Unilateral, &dx);
+  xs += dx;
+  EXPECT_NEAR(edge_edge_collision_constraint(xs, h, -1, nullptr), 0.0, 1e-12);
+  EXPECT_NEAR(xs.col(2)[2] - xs.col(0)[2], h, 1e-12);
+  // The sheets stay apart: no pairs when B stops short of A's reach.
+  Fins far;
+  for (int v = 3; v < 6; ++v) far.x1[3 * v + 2] = far.x0[3 * v + 2] - 0.05;
+  std::vector<SelfCollisionEdgePair> none;
+  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, far.x0.data(), far.x1.data(), 0.01, Vec3::Zero(), rings, none);
+  EXPECT_TRUE(none.empty());
+}
+
+// Edges sharing a vertex, or joined by an edge, are never pairs (a sheet's own neighbours),
+// and coplanar edges of a flat sheet never face each other (they would cross): a flat 3 x 3
+// grid pairs nothing, however small its cells against the reach. The control: the same
+// search with no neighbour exclusion (empty rings) pairs edges that meet at a vertex.
+TEST(SelfCollision, NeighbourEdgesAreNoPairs) {
+  std::vector<Tri> tris;
+  std::vector<double> x;
+  const int n = 3;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) x.insert(x.end(), {0.01 * i, 0.0, 0.01 * j});
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      const int a = i * n + j;
+      tris.push_back({a, a + n, a + 1});
+      tris.push_back({a + 1, a + n, a + n + 1});
+    }
+  std::vector<int> key(n * n);
+  for (int v = 0; v < n * n; ++v) key[v] = v;
+  const std::vector<Edge> edges = self_collision_edges(tris, key);
+  EXPECT_EQ(edges.size(), 16u);
+  std::vector<int> all(edges.size());
+  for (size_t e = 0; e < all.size(); ++e) all[e] = static_cast<int>(e);
+  std::vector<SelfCollisionEdgePair> out;
+  find_self_collision_edge_pairs(edges, all, x.data(), x.data(), 0.1, Vec3::Zero(), vertex_rings(tris, n * n), out);
+  EXPECT_TRUE(out.empty());
+  // Two triangles {0, 1, 2}, {1, 3, 2} folded so that their edges {0, 1} and {2, 3} (joined
+  // by the edges 1-2 and 1-3) cross 1 mm apart: excluded as neighbours; the control without
+  // the rings pairs them.
+  const std::vector<Tri> fold = {{0, 1, 2}, {1, 3, 2}};
+  const std::vector<double> y = {-1, 0, 0, 1, 0, 0, 0, -1, 0.001, 0, 1, 0.001};
+  const std::vector<Edge> fe = self_collision_edges(fold, {0, 1, 2, 3});
+  ASSERT_EQ(fe.size(), 5u);
+  const std::vector<int> fall = {0, 1, 2, 3, 4};
+  std::vector<SelfCollisionEdgePair> got;
+  find_self_collision_edge_pairs(fe, fall, y.data(), y.data(), 0.01, Vec3::Zero(), vertex_rings(fold, 4), got);
+  EXPECT_TRUE(got.empty());
+  VertexRings none;
+  none.start.assign(5, 0);
+  find_self_collision_edge_pairs(fe, fall, y.data(), y.data(), 0.01, Vec3::Zero(), none, got);
+  sort_self_collision_edge_pairs(got);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(fe[got[0].a], (Edge{0, 1}));
+  EXPECT_EQ(fe[got[0].b], (Edge{2, 3}));
+}
+
 TEST(ConstraintRegistry, ServesKindsPerMethod) {
   for (const char* m : {"pbd", "xpbd"}) {
     EXPECT_FALSE(constraints_for(ObjectKind::Shell, m).empty());

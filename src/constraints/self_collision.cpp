@@ -162,7 +162,10 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       const Edge& eb = edges[b];
       if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
       if ((qlo.array() > hi[b].array()).any() || (qhi.array() < lo[b].array()).any()) return;
-      if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), 0.05)) return;
+      // Crossings inside both edges only (2% from either end): near an end the vertex-
+      // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
+      // (a vertex and its spare share a position) without being neighbours.
+      if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
       // The lines' signed distance is symmetric in the two edges (swapping them flips both
       // r and N), so the side does not depend on which edge asked. Parallel edges at an
       // instant read as distance 0 there (kept: conservative; the projection skips them).

@@ -93,8 +93,8 @@ std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::
 // and no edge neighbour (the sheet's stretch and bending keep those apart), with x0 / x1 /
 // reach / shift as for find_self_collision_pairs:
 //  - the swept boxes (in the frame moving by `shift`), a's grown by reach, overlap;
-//  - the lines' closest points at x1 lie within both edges (parameters in [-tol, 1 + tol],
-//    tol = 0.05: endpoints are the vertex-triangle pairs' business);
+//  - the lines' closest points at x1 lie inside both edges (parameters in [0.001, 0.999]:
+//    near an end the vertex-triangle pairs act);
 //  - the lines' signed distance is within reach at x0 or at x1, or changed sign between.
 // Each pair is stored once, smaller index first; sort_self_collision_edge_pairs orders them.
 void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,

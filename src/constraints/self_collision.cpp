@@ -149,6 +149,8 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   };
   const int nv = static_cast<int>(rings.start.size()) - 1;
   std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
+  std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
+  for (int a : edge_subset) asks[a] = 1;
   for (int a : edge_subset) {
     const Edge& ea = edges[a];
     for (int v : ea) {
@@ -157,22 +159,33 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     }
     const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
     grid.query(qlo, qhi, [&](int b) {
-      if (b == a || seen[b] == a) return;
+      if (b == a || seen[b] == a || (asks[b] && b < a)) return;
       seen[b] = a;
       const Edge& eb = edges[b];
       if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
       if ((qlo.array() > hi[b].array()).any() || (qhi.array() < lo[b].array()).any()) return;
-      // Crossings inside both edges only (2% from either end): near an end the vertex-
+      // The lines' signed distance (the orientation of the four points, scaled) is symmetric
+      // in the two edges (swapping them flips both r and N), so the side does not depend on
+      // which edge asked. Its sign tells the side only while the edges face each other: the
+      // lines also pass through each other beside the edges (a flat sheet's edges all lie on
+      // coplanar lines) without any crossing. So a sign change is a crossing, and the side
+      // the one at x0, only when they faced each other at x0 too (and were not touching:
+      // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
+      // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
+      // final check's business).
+      const double d0 = line_distance(P0, a, b), d1 = line_distance(P1, a, b);
+      if ((d0 < 0) == (d1 < 0) && !(std::abs(d1) < reach)) return;  // the cheap tests first
+      // Crossings inside both edges only (0.1% from either end): near an end the vertex-
       // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
       // (a vertex and its spare share a position) without being neighbours.
       if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
-      // The lines' signed distance is symmetric in the two edges (swapping them flips both
-      // r and N), so the side does not depend on which edge asked. Parallel edges at an
-      // instant read as distance 0 there (kept: conservative; the projection skips them).
-      const double d0 = line_distance(P0, a, b), d1 = line_distance(P1, a, b);
-      const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
-      if (!near) return;
-      out.push_back({std::min(a, b), std::max(a, b), d0 >= 0 ? 1 : -1});
+      const double scale = (P0(ea[1]) - P0(ea[0])).norm() + (P0(eb[1]) - P0(eb[0])).norm();
+      const bool facing0 = std::abs(d0) > 1e-9 * scale &&
+                           edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
+      const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
+      if (!(crossed || std::abs(d1) < reach)) return;
+      const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
+      out.push_back({std::min(a, b), std::max(a, b), side});
     });
   }
 }
@@ -209,6 +222,63 @@ void sort_self_collision_pairs(std::vector<SelfCollisionPair>& pairs, const std:
   pairs.erase(std::unique(pairs.begin(), pairs.end(),
                           [](const SelfCollisionPair& a, const SelfCollisionPair& b) { return a.v == b.v && a.t == b.t; }),
               pairs.end());
+}
+
+}  // namespace weft
+
+namespace weft {
+
+namespace {
+
+double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { return (b - a).cross(c - a).dot(d - a); }
+
+}  // namespace
+
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const double op = orient(a, b, c, p), oq = orient(a, b, c, q);
+  // Both ends strictly on one side, or the segment in the plane (a flat sheet's own edges:
+  // the other edges' crossings reveal a coplanar overlap), is no crossing.
+  if ((op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0)) return false;
+  // The line pq passes through the closed triangle: the three signed volumes of pq with its
+  // edges agree in sign (zero allowed: touching counts, as for weft-verify).
+  const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
+  return (u >= 0 && v >= 0 && w >= 0) || (u <= 0 && v <= 0 && w <= 0);
+}
+
+void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
+                        const double* x1, std::vector<std::array<int, 2>>& out) {
+  out.clear();
+  if (tris.empty() || edges.empty()) return;
+  auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
+  auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
+  std::vector<Vec3> lo(tris.size()), hi(tris.size());
+  double extent = 0.0;
+  for (size_t n = 0; n < tris.size(); ++n) {
+    lo[n] = hi[n] = P1(tris[n][0]);
+    for (int a = 1; a < 3; ++a) lo[n] = lo[n].cwiseMin(P1(tris[n][a])), hi[n] = hi[n].cwiseMax(P1(tris[n][a]));
+    extent += (hi[n] - lo[n]).maxCoeff();
+  }
+  const double cell = extent / tris.size();
+  SpatialHash grid;
+  grid.build(cell > 0 ? cell : 1.0, lo, hi);
+  std::vector<int> seen(tris.size(), -1);
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const int i = edges[e][0], j = edges[e][1];
+    const Vec3 p = P1(i), q = P1(j);
+    const Vec3 elo = p.cwiseMin(q), ehi = p.cwiseMax(q);
+    grid.query(elo, ehi, [&](int t) {
+      if (seen[t] == static_cast<int>(e)) return;
+      seen[t] = static_cast<int>(e);
+      const Tri& T = tris[t];
+      if (T[0] == i || T[1] == i || T[2] == i || T[0] == j || T[1] == j || T[2] == j) return;
+      if ((elo.array() > hi[t].array()).any() || (ehi.array() < lo[t].array()).any()) return;
+      if (!segment_crosses_triangle(p, q, P1(T[0]), P1(T[1]), P1(T[2]))) return;
+      // Already so at x0 (a torn crack's sides touch where they split): not this substep's.
+      if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2]))) return;
+      out.push_back({static_cast<int>(e), t});
+    });
+  }
+  std::sort(out.begin(), out.end());
 }
 
 }  // namespace weft

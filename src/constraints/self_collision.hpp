@@ -106,6 +106,16 @@ void sort_self_collision_edge_pairs(std::vector<SelfCollisionEdgePair>& pairs);
 // edges, parameters in [-tol, 1 + tol] (false for parallel edges).
 bool edges_face_each_other(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, double tol);
 
+// Whether the segment pq meets the closed triangle abc (touching counts, as weft-verify's
+// intersection check); a segment lying in the triangle's plane is not tested (false).
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c);
+
+// The final check of a substep: the (edge, triangle) pairs, sharing no vertex, whose segment
+// meets the triangle at x1 but did not at x0 (the crossings the constraints let through),
+// ordered by edge then triangle (a pure function of the positions: the same on every rank).
+void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
+                        const double* x1, std::vector<std::array<int, 2>>& out);
+
 // Barycentric coordinates of y's projection on the plane of (a, b, c) all >= -tol (false for
 // a degenerate triangle).
 bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol);

@@ -214,6 +214,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     if (lv.ranks > 1) xg0_.assign(3 * n, 0.0), xg_.assign(3 * n, 0.0);
     sc_acc_.assign(3 * n_owned_, 0.0);
     sc_cnt_.assign(n_owned_, 0);
+    sc_reverted_.assign(n, 0);
   }
 }
 
@@ -623,8 +624,7 @@ void PbdStepper::project_collisions(double* x) {
   }
 }
 
-void PbdStepper::find_self_collisions() {
-  self_pairs_.clear();
+void PbdStepper::find_self_collisions(bool vertex_pairs) {
   const double *x0 = x_old_step_.data(), *x1 = xs_.data();
   if (lv_.ranks > 1) {
     MPI_Allgatherv(x_old_step_.data(), 3 * n_owned_, MPI_DOUBLE, xg0_.data(), gather_counts_.data(),
@@ -647,14 +647,22 @@ void PbdStepper::find_self_collisions() {
     ++moving;
   }
   if (moving > 0) shift /= static_cast<double>(moving);
-  find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
-  if (lv_.ranks > 1)
-    find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
-  sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
+  if (vertex_pairs) {
+    self_pairs_.clear();
+    find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+    if (lv_.ranks > 1)
+      find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+    sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
+  }
   // Edge-edge pairs with an edge here (either one: the pair's four vertices may belong to
-  // two ranks, and each moves its own).
+  // two ranks, and each moves its own). Their reach is twice the thickness, not the vertex
+  // pairs' edge-length margin: an edge pair acts only where the edges face each other, so
+  // few are needed, and the margin made the search the costliest part of a substep (every
+  // edge met every edge within an edge length); the ones the sweeps bring near are re-found
+  // after them (settle_self), and the final check catches what is left.
   edge_pairs_.clear();
-  find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, reach, shift, sc_rings_, edge_pairs_);
+  find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, shift, sc_rings_,
+                                 edge_pairs_);
   sort_self_collision_edge_pairs(edge_pairs_);
   int any = self_pairs_.empty() && edge_pairs_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
@@ -686,7 +694,9 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
     if (!(C < 0) || !projects_into_triangle(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
-    ++active;
+    // Counted while it still moves something by more than 1% of the thickness (the settle
+    // passes' stopping rule: averaging converges geometrically, pinned pairs not at all).
+    if (C < -0.01 * collision_thickness_ && dx.cwiseAbs().maxCoeff() > 0) ++active;
     if (last_sweep && p.v >= vb && p.v < ve) ++self_contacts_;
     for (int a = 0; a < 4; ++a)
       if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
@@ -705,7 +715,9 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
     if (!(C < 0)) continue;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
-    ++active;
+    // Counted while it still moves something by more than 1% of the thickness (the settle
+    // passes' stopping rule: averaging converges geometrically, pinned pairs not at all).
+    if (C < -0.01 * collision_thickness_ && dx.cwiseAbs().maxCoeff() > 0) ++active;
     if (last_sweep && ea[0] >= vb && ea[0] < ve) ++self_contacts_;
     for (int a = 0; a < 4; ++a)
       if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
@@ -732,12 +744,51 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
 void PbdStepper::settle_self(double* x) {
   constexpr int kSettlePasses = 20;
   for (int pass = 0; pass < kSettlePasses; ++pass) {
+    // Edge pairs re-found once, from the substep's start to where the sweeps left x (the
+    // sweeps moved vertices far from the prediction the pairs came from; the vertex pairs'
+    // edge-length margin covers that, the edge pairs' reach of 2 h does not).
+    if (pass == 0) find_self_collisions(false);
     int active = project_self(x, false);
     MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_SUM, lv_.comm);
     if (active == 0) break;
     project_collisions(x);
     ghost_update(x_);
   }
+}
+
+// The final check (the guarantee of DESIGN.md "Cloth self-collision"): any cloth edge that
+// meets a cloth triangle at the end of the substep but did not at its start (found exactly,
+// on the gathered positions: the same on every rank) sends the pair's moving vertices back
+// to their start positions (a failsafe in the spirit of Bridson et al. 2002's impact zones:
+// they lose this substep's motion), repeated until no new crossing is left. It terminates:
+// each round sends back at least one more vertex, and with all of them back the state is
+// the start's.
+void PbdStepper::failsafe_self(double* x) {
+  const int vb = lv_.vbegin, ve = lv_.vend;
+  const double* x0 = lv_.ranks > 1 ? xg0_.data() : x_old_step_.data();
+  std::fill(sc_reverted_.begin(), sc_reverted_.end(), 0);
+  for (;;) {
+    const double* x1 = x;
+    if (lv_.ranks > 1) {
+      MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
+                     MPI_DOUBLE, lv_.comm);
+      x1 = xg_.data();
+    }
+    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_);
+    int fresh = 0;
+    for (const auto& c : sc_crossings_) {
+      const Edge& e = sc_edges_[c[0]];
+      const Tri& t = sc_tris_[c[1]];
+      for (int v : {e[0], e[1], t[0], t[1], t[2]}) {
+        if (w_global_[v] == 0 || sc_reverted_[v]) continue;
+        sc_reverted_[v] = 1, ++fresh, ++self_reverted_;
+        if (v >= vb && v < ve)
+          for (int d = 0; d < 3; ++d) x[3 * (v - vb) + d] = x0[3 * v + d];
+      }
+    }
+    if (fresh == 0) break;
+  }
+  ghost_update(x_);
 }
 
 // One coarse level: `iterations` sweeps over its constraints (Gauss-Seidel by its colours,
@@ -872,7 +923,10 @@ void PbdStepper::solve(double inv_h2) {
       }
     }
   }
-  if (self_) settle_self(x);
+  if (self_) {
+    settle_self(x);
+    failsafe_self(x);
+  }
   // Spectral radius from the second half of the plain sweeps: the update shrinks by rho per
   // sweep once the slowest mode dominates. Clamped below 1 (a diverging start is no rate).
   const int nd = static_cast<int>(dmax.size());
@@ -973,7 +1027,7 @@ NamedValues PbdStepper::start_stats() {
   NamedValues out = {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
   if (!balloons_.empty() || spec_.pressure > 0)
     out.push_back({"pressure_error", balloons_.empty() ? std::numeric_limits<double>::quiet_NaN() : pressure_error()});
-  if (self_) out.push_back({"self_contacts", 0.0});
+  if (self_) out.push_back({"self_contacts", 0.0}), out.push_back({"self_reverted", 0.0});
   if (spec_.chebyshev) out.push_back({"chebyshev_rho", rho_});
   if (tear_ > 0) out.push_back({"torn_vertices", double(torn())});
   return out;
@@ -1081,6 +1135,7 @@ StepReport PbdStepper::step(double t) {
   x_old_step_.resize(3 * n_owned_);
   long contacts = 0;
   self_contacts_ = 0;
+  self_reverted_ = 0;
   for (int k = 0; k < ns; ++k) {
     const double t0 = t + k * h, t1 = (k + 1 == ns) ? t + dt : t + (k + 1) * h;
     const bool second = bdf2 && history_;
@@ -1115,7 +1170,7 @@ StepReport PbdStepper::step(double t) {
     // the compliance by (3 / 2h)^2.
     find_collisions(t0, t1, vstar);
     contacts += static_cast<long>(contacts_.size());
-    if (self_) find_self_collisions();
+    if (self_) find_self_collisions(true);
     const double he = second ? 2.0 * h / 3.0 : h;
     solve(1.0 / (he * he));
     // 4. Velocities, restitution and friction (001 sec. 3.4), history.
@@ -1167,6 +1222,7 @@ StepReport PbdStepper::step(double t) {
   MPI_Allreduce(MPI_IN_PLACE, e, 3, MPI_DOUBLE, MPI_SUM, lv_.comm);
   MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_LONG, MPI_SUM, lv_.comm);
   if (self_) MPI_Allreduce(MPI_IN_PLACE, &self_contacts_, 1, MPI_LONG, MPI_SUM, lv_.comm);
+  // (self_reverted_ counts every vertex sent back, on every rank alike: no reduction.)
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   StepReport r;
   r.iterations = spec_.iterations * ns;
@@ -1188,6 +1244,7 @@ StepReport PbdStepper::step(double t) {
     r.stats.insert(r.stats.end() - 1,
                    {"pressure_error", balloons_.empty() ? std::numeric_limits<double>::quiet_NaN() : pressure_error()});
   if (self_) r.stats.insert(r.stats.end() - 1, {"self_contacts", double(self_contacts_)});
+  if (self_) r.stats.insert(r.stats.end() - 1, {"self_reverted", double(self_reverted_)});
   if (spec_.chebyshev) r.stats.insert(r.stats.end() - 1, {"chebyshev_rho", rho_});
   if (tear_ > 0) r.stats.insert(r.stats.end() - 1, {"torn_vertices", double(torn())});
   return r;

@@ -166,9 +166,13 @@ class PbdStepper final : public Stepper {
   // vertex id, triangle), projected with k = 1 after the other constraints of each sweep,
   // Jacobi with averaging over the pairs from the same positions at every rank (ranks > 1:
   // the positions of all vertices gathered, xg_). Corrections apply to owned vertices.
-  void find_self_collisions();
+  void find_self_collisions(bool vertex_pairs);  // false: the edge pairs only
   int project_self(double* x, bool last_sweep);  // active pairs here
   void settle_self(double* x);
+  void failsafe_self(double* x);
+  std::vector<std::array<int, 2>> sc_crossings_;
+  std::vector<char> sc_reverted_;           // per vertex (solver ids): sent back this substep
+  long self_reverted_ = 0;                  // vertices sent back, summed over substeps
   bool self_ = false, any_self_pairs_ = false;
   std::vector<Tri> sc_tris_;
   VertexRings sc_rings_;

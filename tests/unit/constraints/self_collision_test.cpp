@@ -2,6 +2,7 @@
 // registry (constraints/registry.hpp).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "constraints/collision.hpp"
@@ -207,6 +208,98 @@ TEST(ConstraintRegistry, ServesKindsPerMethod) {
   }
   EXPECT_TRUE(constraints_for(ObjectKind::Shell, "cipc").empty());
   EXPECT_TRUE(constraints_for(ObjectKind::Shell, "pbd2").empty());
+}
+
+
+// Near-degenerate edge pairs. Parallel edges (a sheet's rows) have no usable closest points:
+// no pair, however close. Edges meeting at an endpoint (a torn crack's two sides start at
+// one point: a vertex and its spare) are no pair. Edges whose lines pass through each other
+// beside the edges (the orientation flips with no crossing) keep the side they end on.
+TEST(SelfCollision, DegenerateEdgePairs) {
+  const std::vector<Tri> tris = {{0, 1, 2}, {3, 4, 5}};
+  const std::vector<int> key = {0, 1, 2, 3, 4, 5};
+  const VertexRings rings = vertex_rings(tris, 6);
+  const std::vector<Edge> edges = self_collision_edges(tris, key);
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5};
+  auto pairs = [&](const std::vector<double>& x0, const std::vector<double>& x1) {
+    std::vector<SelfCollisionEdgePair> out;
+    find_self_collision_edge_pairs(edges, all, x0.data(), x1.data(), 0.01, Vec3::Zero(), rings, out);
+    sort_self_collision_edge_pairs(out);
+    return out;
+  };
+  // Parallel: edge {0, 1} along x at z = 0, edge {3, 4} along x at z = 0.001 (1 mm above),
+  // overlapping over x in [0, 1]; the third vertices far away (their edges miss).
+  const std::vector<double> par = {-1, 0, 0, 1, 0, 0, 0, -1, -1, 0, 0, 0.001, 2, 0, 0.001, 1, 1, 1};
+  EXPECT_TRUE(pairs(par, par).empty());
+  // The same with edge {3, 4} turned by 10 degrees about z... in the plane z = 0.001: now
+  // the lines' closest points lie inside both edges and they are 1 mm apart: one pair,
+  // side +1 ({3, 4} above).
+  std::vector<double> turned = par;
+  turned[9] = 0.5 - std::cos(0.1745), turned[10] = -std::sin(0.1745);
+  turned[12] = 0.5 + std::cos(0.1745), turned[13] = std::sin(0.1745);
+  const auto one = pairs(turned, turned);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(edges[one[0].a], (Edge{0, 1}));
+  EXPECT_EQ(edges[one[0].b], (Edge{3, 4}));
+  EXPECT_EQ(one[0].side, -1);  // r = a0 - b0 has z = -0.001; N = e_a x e_b has z > 0
+  // Meeting at an endpoint: {3, 4} starts at vertex 1's position (1, 0, 0) and leaves at 60
+  // degrees in the plane z = 0: the closest points sit at the edges' ends, no pair.
+  const std::vector<double> tip = {-1, 0, 0, 1, 0, 0, 0, -1, -1, 1, 0, 0, 1.5, 0.866, 0, 3, 3, 3};
+  EXPECT_TRUE(pairs(tip, tip).empty());
+  // Orientation flip beside the edges: {3, 4} passes from below to above the line of
+  // {0, 1} while lying off the end of {0, 1} (x in [1.5, 2.5]) at x0, and ends over
+  // {0, 1}'s middle 1 mm above it: taken with the side it ends on (+1 ... as computed), not
+  // as a crossing.
+  std::vector<double> x0 = {-1, 0, 0, 1, 0, 0, 0, -1, -1, 2, -0.5, -0.001, 2, 0.5, -0.001, 5, 5, 5};
+  std::vector<double> x1 = {-1, 0, 0, 1, 0, 0, 0, -1, -1, 0, -0.5, 0.001, 0, 0.5, 0.001, 5, 5, 5};
+  const auto flip = pairs(x0, x1);
+  ASSERT_EQ(flip.size(), 1u);
+  Stencil3<4> xs;
+  xs << -1, 1, 0, 0,  //
+      0, 0, -0.5, 0.5,  //
+      0, 0, 0.001, 0.001;
+  const int end_side = edge_edge_collision_constraint(xs, 0.0, 1, nullptr) >= 0 ? 1 : -1;
+  EXPECT_EQ(flip[0].side, end_side);
+  // The same motion over {0, 1}'s middle all along (x = 0 at x0 too): a crossing, side of x0.
+  x0[9] = 0, x0[12] = 0;
+  const auto cross = pairs(x0, x1);
+  ASSERT_EQ(cross.size(), 1u);
+  EXPECT_EQ(cross[0].side, -end_side);
+}
+
+// The final check's exact predicate and search, hand-made: a unit triangle in z = 0.
+TEST(SelfCollision, SegmentTriangleCrossings) {
+  const Vec3 a(0, 0, 0), b(1, 0, 0), c(0, 1, 0);
+  EXPECT_TRUE(segment_crosses_triangle(Vec3(0.2, 0.2, -1), Vec3(0.2, 0.2, 1), a, b, c));
+  EXPECT_FALSE(segment_crosses_triangle(Vec3(0.6, 0.6, -1), Vec3(0.6, 0.6, 1), a, b, c));  // beside
+  EXPECT_FALSE(segment_crosses_triangle(Vec3(0.2, 0.2, 0.1), Vec3(0.2, 0.2, 1), a, b, c));  // above
+  // Touching counts: through the edge ab's midpoint, through vertex a, ending on the face.
+  EXPECT_TRUE(segment_crosses_triangle(Vec3(0.5, 0, -1), Vec3(0.5, 0, 1), a, b, c));
+  EXPECT_TRUE(segment_crosses_triangle(Vec3(0, 0, -1), Vec3(0, 0, 1), a, b, c));
+  EXPECT_TRUE(segment_crosses_triangle(Vec3(0.2, 0.2, 0), Vec3(0.2, 0.2, 1), a, b, c));
+  // In the plane: not tested.
+  EXPECT_FALSE(segment_crosses_triangle(Vec3(-1, 0.2, 0), Vec3(2, 0.2, 0), a, b, c));
+  // The search: triangle {0, 1, 2} as above, a second triangle {3, 4, 5} whose edge {3, 4}
+  // is vertical at (0.2, 0.2) and moves from above the first (z in [0.5, 1.5]) to through
+  // it (z in [-0.5, 0.5]): the second triangle (in the plane x = 0.2, corners (y, z) =
+  // (0.2, -0.5), (0.2, 0.5), (1.2, 0)) then also holds the point (0.2, 0.8, 0) of the first's
+  // edge {1, 2}: exactly the pairs (edge {1, 2}, triangle 1) and (edge {3, 4}, triangle 0)
+  // are new, in edge order; with x0 = x1 nothing is new (already so at the start: a torn
+  // crack's touching sides).
+  const std::vector<Tri> tris = {{0, 1, 2}, {3, 4, 5}};
+  const std::vector<Edge> edges = self_collision_edges(tris, {0, 1, 2, 3, 4, 5});
+  std::vector<double> x0 = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.2, 0.2, 0.5, 0.2, 0.2, 1.5, 0.2, 1.2, 1.0};
+  std::vector<double> x1 = x0;
+  for (int v = 3; v < 6; ++v) x1[3 * v + 2] -= 1.0;
+  std::vector<std::array<int, 2>> out;
+  find_new_crossings(tris, edges, x0.data(), x1.data(), out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(edges[out[0][0]], (Edge{1, 2}));
+  EXPECT_EQ(out[0][1], 1);
+  EXPECT_EQ(edges[out[1][0]], (Edge{3, 4}));
+  EXPECT_EQ(out[1][1], 0);
+  find_new_crossings(tris, edges, x1.data(), x1.data(), out);
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace

@@ -43,13 +43,32 @@ std::uint64_t SpatialHash::hash(std::int64_t i, std::int64_t j, std::int64_t k) 
   return h ^ (h >> 29);
 }
 
-bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol) {
+namespace {
+
+// Barycentric coordinates (of a, b, c) of y's projection on the triangle's plane; false for a
+// degenerate triangle.
+bool raw_barycentric(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, Vec3* out) {
   const Vec3 e0 = b - a, e1 = c - a, d = y - a;
   const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1), d20 = d.dot(e0), d21 = d.dot(e1);
   const double den = d00 * d11 - d01 * d01;
   if (!(den > 0)) return false;
   const double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
-  return v >= -tol && w >= -tol && 1 - v - w >= -tol;
+  *out = Vec3(1 - v - w, v, w);
+  return true;
+}
+
+}  // namespace
+
+bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol) {
+  Vec3 l;
+  return raw_barycentric(y, a, b, c, &l) && l.minCoeff() >= -tol;
+}
+
+Vec3 barycentric_weights(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c) {
+  Vec3 l;
+  if (!raw_barycentric(y, a, b, c, &l)) return Vec3::Constant(1.0 / 3.0);
+  l = l.cwiseMax(0.0);
+  return l / l.sum();
 }
 
 void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<int>& tri_subset,
@@ -279,6 +298,22 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
     });
   }
   std::sort(out.begin(), out.end());
+}
+
+void self_contact_velocity_change(const VecN<4>& c, const Vec3& n, const VecN<4>& w, const Stencil3<4>& v,
+                                  double vn_pre, double mu, double restitution, double share, Stencil3<4>* dv) {
+  dv->setZero();
+  const double W = (c.array() * c.array() * w.array()).sum();
+  if (!(W > 0)) return;
+  const Vec3 vr = v * c;
+  const double vn = vr.dot(n);
+  const Vec3 vt = vr - vn * n;
+  const double vn_new = vn_pre < 0 ? std::max(vn, -restitution * vn_pre) : vn;
+  const double dvn = std::max(0.0, vn_new - std::min(vn_pre, 0.0));
+  const double vtn = vt.norm();
+  const Vec3 dt = vtn > 0 ? Vec3(-std::min(1.0, share * mu * dvn / vtn) * vt) : Vec3::Zero();
+  const Vec3 D = (vn_new - vn) * n + dt;
+  for (int a = 0; a < 4; ++a) dv->col(a) = (w[a] * c[a] / W) * D;
 }
 
 }  // namespace weft

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "constraints/projection.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -116,8 +117,30 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out);
 
+// Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
+// self-collision pair as to an obstacle contact): the pair's contact points are weighted sums
+// of its four vertices, so the relative velocity is vr = sum_a c_a v_a with
+// c = (1, -b1, -b2, -b3) (vertex q against the triangle point of barycentric weights b) or
+// c = (1 - s, s, -(1 - t), -t) (the edges' closest points), sum_a c_a = 0; n is the unit
+// normal from the second primitive towards the first. With vn = vr . n and vt = vr - vn n:
+// restitution, when the prediction approached (vn_pre < 0): vn' = max(vn, -e vn_pre); the
+// normal change dvn = max(0, vn' - min(vn_pre, 0)) bounds the tangential one (Coulomb):
+// vt' = vt max(0, 1 - share mu dvn / |vt|), share in (0, 1] the pair's part of the normal
+// response when its vertices are in several contacts (the caller's split). The change
+// D = (vn' - vn) n + vt' - vt is made by one impulse along D: dv_a = w_a c_a D / W,
+// W = sum_b w_b c_b^2, so the relative velocity changes by exactly D and
+// sum_a m_a dv_a = D sum_a c_a / W = 0 (momentum conserved; w: inverse masses, 0 for a pinned
+// vertex, which does not move).
+void self_contact_velocity_change(const VecN<4>& c, const Vec3& n, const VecN<4>& w, const Stencil3<4>& v,
+                                  double vn_pre, double mu, double restitution, double share, Stencil3<4>* dv);
+
 // Barycentric coordinates of y's projection on the plane of (a, b, c) all >= -tol (false for
 // a degenerate triangle).
 bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol);
+
+// The same coordinates clamped to >= 0 and summing to 1 (the triangle point nearest the
+// projection's weights, near enough for a point over the triangle); a degenerate triangle
+// gives (1/3, 1/3, 1/3).
+Vec3 barycentric_weights(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c);
 
 }  // namespace weft

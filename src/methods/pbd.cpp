@@ -664,6 +664,8 @@ void PbdStepper::find_self_collisions(bool vertex_pairs) {
   find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, shift, sc_rings_,
                                  edge_pairs_);
   sort_self_collision_edge_pairs(edge_pairs_);
+  if (vertex_pairs) sc_hit_vt_.assign(self_pairs_.size(), 0);
+  sc_hit_ee_.assign(edge_pairs_.size(), 0);
   int any = self_pairs_.empty() && edge_pairs_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
   any_self_pairs_ = any != 0;
@@ -692,6 +694,7 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
     gather<4>(xg, ids, xs);
     const double C = point_triangle_collision_constraint(xs, collision_thickness_, p.side, &grad);
     if (!(C < 0) || !projects_into_triangle(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
+    sc_hit_vt_[&p - self_pairs_.data()] = 1;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
     // Counted while it still moves something by more than 1% of the thickness (the settle
@@ -713,6 +716,7 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
     if (!edges_face_each_other(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
     const double C = edge_edge_collision_constraint(xs, collision_thickness_, p.side, &grad);
     if (!(C < 0)) continue;
+    sc_hit_ee_[&p - edge_pairs_.data()] = 1;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
     // Counted while it still moves something by more than 1% of the thickness (the settle
@@ -789,6 +793,108 @@ void PbdStepper::failsafe_self(double* x) {
     if (fresh == 0) break;
   }
   ghost_update(x_);
+}
+
+// Cloth-cloth friction and restitution (self_contact_velocity_change) for the self-collision
+// pairs that acted in the substep (projected at least once, and for edge pairs still found
+// after the sweeps), Gauss-Seidel over the pairs: each pair's change applies at once, so a
+// vertex in several contacts is not stopped several times over, and every pair's change
+// conserves momentum. Rank-independent: the acting pairs of all ranks are gathered, ordered
+// by their vertices' input ids and processed by every rank on the gathered velocities (each
+// keeps its own vertices'). The pair's coefficient combines the objects' `friction` as the
+// barrier contact does (contact_model.cpp): sqrt(mu_a mu_b).
+void PbdStepper::self_friction_(const std::vector<double>& vstar) {
+  const Scene& s = scene_;
+  const int n = s.num_vertices, vb = lv_.vbegin;
+  std::vector<int> rec;  // per acting pair: kind (0 vertex-triangle, 1 edge-edge), 4 vertices, side
+  for (size_t i = 0; i < self_pairs_.size(); ++i)
+    if (sc_hit_vt_[i]) {
+      const SelfCollisionPair& p = self_pairs_[i];
+      const Tri& t = sc_tris_[p.t];
+      rec.insert(rec.end(), {0, p.v, t[0], t[1], t[2], p.side});
+    }
+  for (size_t i = 0; i < edge_pairs_.size(); ++i)
+    if (sc_hit_ee_[i]) {
+      const SelfCollisionEdgePair& p = edge_pairs_[i];
+      const Edge &ea = sc_edges_[p.a], &eb = sc_edges_[p.b];
+      rec.insert(rec.end(), {1, ea[0], ea[1], eb[0], eb[1], p.side});
+    }
+  constexpr int kRec = 6;
+  const double *xg = xs_.data(), *pg = vstar.data();
+  sc_vg_.assign(vs_.begin(), vs_.begin() + 3 * n_owned_);
+  if (lv_.ranks > 1) {
+    int mine = static_cast<int>(rec.size());
+    std::vector<int> counts(lv_.ranks), displs(lv_.ranks + 1, 0);
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, lv_.comm);
+    for (int r = 0; r < lv_.ranks; ++r) displs[r + 1] = displs[r] + counts[r];
+    std::vector<int> all(displs[lv_.ranks]);
+    MPI_Allgatherv(rec.data(), mine, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, lv_.comm);
+    rec = std::move(all);
+    sc_vg_.resize(3 * static_cast<size_t>(n)), sc_pg_.resize(3 * static_cast<size_t>(n));
+    MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
+                   MPI_DOUBLE, lv_.comm);
+    MPI_Allgatherv(vs_.data(), 3 * n_owned_, MPI_DOUBLE, sc_vg_.data(), gather_counts_.data(), gather_displs_.data(),
+                   MPI_DOUBLE, lv_.comm);
+    MPI_Allgatherv(vstar.data(), 3 * n_owned_, MPI_DOUBLE, sc_pg_.data(), gather_counts_.data(),
+                   gather_displs_.data(), MPI_DOUBLE, lv_.comm);
+    xg = xg_.data(), pg = sc_pg_.data();
+  }
+  // Order by (kind, input ids): the same list in the same order at every rank count.
+  const int np = static_cast<int>(rec.size()) / kRec;
+  std::vector<int> order(np);
+  std::iota(order.begin(), order.end(), 0);
+  auto key = [&](int i, int k) { return k == 0 ? rec[kRec * i] : s.input_of_solver[rec[kRec * i + k]]; };
+  auto less = [&](int i, int j) {
+    for (int k = 0; k < 5; ++k)
+      if (key(i, k) != key(j, k)) return key(i, k) < key(j, k);
+    return false;
+  };
+  std::sort(order.begin(), order.end(), less);
+  order.erase(std::unique(order.begin(), order.end(), [&](int i, int j) { return !less(i, j) && !less(j, i); }),
+              order.end());
+  // A contact area holds several pairs per vertex (a vertex over two triangles, the other
+  // sheet's vertices under its triangles): each pair gets 1 / (the most acting pairs at one
+  // of its moving vertices) of the Coulomb budget, so a vertex's friction is bounded by one
+  // normal response, not by one per pair.
+  std::vector<int> in_pairs(n, 0);
+  for (int i : order)
+    for (int a = 1; a <= 4; ++a) ++in_pairs[rec[kRec * i + a]];
+  double* vg = sc_vg_.data();
+  Stencil3<4> xs, v, p, dv;
+  VecN<4> c, w;
+  for (int i : order) {
+    const int* ids = &rec[kRec * i + 1];
+    const bool edge = rec[kRec * i] == 1;
+    const int side = ids[4];
+    gather<4>(xg, ids, xs);
+    gather<4>(vg, ids, v);
+    gather<4>(pg, ids, p);
+    int most = 1;
+    for (int a = 0; a < 4; ++a) {
+      w[a] = w_global_[ids[a]];
+      if (w[a] > 0) most = std::max(most, in_pairs[ids[a]]);
+    }
+    Vec3 N;
+    if (edge) {
+      double sa, tb;
+      if (!edge_edge_line_parameters(xs.col(0), xs.col(1), xs.col(2), xs.col(3), &sa, &tb)) continue;
+      sa = std::clamp(sa, 0.0, 1.0), tb = std::clamp(tb, 0.0, 1.0);
+      c << 1 - sa, sa, -(1 - tb), -tb;
+      N = (xs.col(1) - xs.col(0)).cross(xs.col(3) - xs.col(2));
+    } else {
+      N = (xs.col(2) - xs.col(1)).cross(xs.col(3) - xs.col(1));
+      const Vec3 bc = barycentric_weights(xs.col(0), xs.col(1), xs.col(2), xs.col(3));
+      c << 1, -bc[0], -bc[1], -bc[2];
+    }
+    if (!(N.norm() > 0)) continue;
+    const Vec3 nrm = (side >= 0 ? 1.0 : -1.0) * N.normalized();
+    const double mu = std::sqrt(std::max(0.0, s.objects[s.vertex_object[ids[0]]].friction) *
+                                std::max(0.0, s.objects[s.vertex_object[ids[3]]].friction));
+    self_contact_velocity_change(c, nrm, w, v, (p * c).dot(nrm), mu, spec_.restitution, 1.0 / most, &dv);
+    for (int a = 0; a < 4; ++a) Eigen::Map<Vec3>(vg + 3 * ids[a]) += dv.col(a);
+  }
+  const double* own = lv_.ranks > 1 ? vg + 3 * static_cast<size_t>(vb) : vg;
+  std::copy(own, own + 3 * n_owned_, vs_.begin());
 }
 
 // One coarse level: `iterations` sweeps over its constraints (Gauss-Seidel by its colours,
@@ -1198,6 +1304,7 @@ StepReport PbdStepper::step(double t) {
       if (vtn > 0) vt *= std::max(0.0, 1.0 - c.friction * dvn / vtn);
       v = c.v_obs + vt + vn_new * c.n;
     }
+    if (self_ && any_self_pairs_) self_friction_(vstar);
     ghost_update(v_);
     history_ = bdf2;
   }

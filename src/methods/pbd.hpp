@@ -170,6 +170,9 @@ class PbdStepper final : public Stepper {
   int project_self(double* x, bool last_sweep);  // active pairs here
   void settle_self(double* x);
   void failsafe_self(double* x);
+  void self_friction_(const std::vector<double>& vstar);
+  std::vector<char> sc_hit_vt_, sc_hit_ee_;  // per pair: projected in this substep
+  std::vector<double> sc_vg_, sc_pg_;      // velocities (then gathered), predictions gathered
   std::vector<std::array<int, 2>> sc_crossings_;
   std::vector<char> sc_reverted_;           // per vertex (solver ids): sent back this substep
   long self_reverted_ = 0;                  // vertices sent back, summed over substeps

@@ -302,5 +302,63 @@ TEST(SelfCollision, SegmentTriangleCrossings) {
   EXPECT_TRUE(out.empty());
 }
 
+// Cloth-cloth friction and restitution in the velocity update, by hand: a vertex q (mass 1)
+// sliding at 2 m/s along x over a triangle point with weights (1/2, 1/4, 1/4) (masses 1, 2, 4:
+// inverse 1, 1/2, 1/4), normal +y, having approached at 1 m/s (vn_pre = -1) and now at rest
+// along y. W = 1 + 1/4 * 1 + 1/16 * 1/2 + 1/16 * 1/4 = 1.296875.
+TEST(SelfCollision, ContactVelocityChange) {
+  const VecN<4> c(1, -0.5, -0.25, -0.25), w(1, 1, 0.5, 0.25);
+  const Vec3 n(0, 1, 0);
+  Stencil3<4> v = Stencil3<4>::Zero(), dv;
+  v.col(0) = Vec3(2, 0, 0);
+  const double W = 1.296875;
+  // mu 0, e 0: nothing changes (no normal change: vn = 0 >= -e vn_pre = 0).
+  self_contact_velocity_change(c, n, w, v, -1.0, 0.0, 0.0, 1.0, &dv);
+  EXPECT_EQ(dv.cwiseAbs().maxCoeff(), 0.0);
+  // mu 0.5: the normal change from the prediction is dvn = 0 - (-1) = 1, so the relative
+  // tangential speed drops by mu dvn = 0.5: D = (-0.5, 0, 0), dv_a = w_a c_a D / W.
+  self_contact_velocity_change(c, n, w, v, -1.0, 0.5, 0.0, 1.0, &dv);
+  for (int a = 0; a < 4; ++a) EXPECT_NEAR((dv.col(a) - w[a] * c[a] / W * Vec3(-0.5, 0, 0)).norm(), 0.0, 1e-15);
+  EXPECT_NEAR(((v + dv) * c)[0], 1.5, 1e-15);
+  // Half the budget (share 1/2): -0.25.
+  self_contact_velocity_change(c, n, w, v, -1.0, 0.5, 0.0, 0.5, &dv);
+  EXPECT_NEAR(((v + dv) * c)[0], 1.75, 1e-15);
+  // mu 3: the budget 3 exceeds the 2 m/s slide: the relative motion stops, no reversal.
+  self_contact_velocity_change(c, n, w, v, -1.0, 3.0, 0.0, 1.0, &dv);
+  EXPECT_NEAR(((v + dv) * c).norm(), 0.0, 1e-15);
+  // Restitution 0.5: the relative normal velocity becomes 0.5 (away), dvn = 1.5.
+  self_contact_velocity_change(c, n, w, v, -1.0, 0.5, 0.5, 1.0, &dv);
+  EXPECT_NEAR((((v + dv) * c) - Vec3(2 - 0.75, 0.5, 0)).norm(), 0.0, 1e-15);
+  // Separating in the prediction (vn_pre > 0): no normal response, no friction.
+  self_contact_velocity_change(c, n, w, v, 0.3, 0.5, 0.5, 1.0, &dv);
+  EXPECT_EQ(dv.cwiseAbs().maxCoeff(), 0.0);
+  // A pinned triangle (w = 0 there): only q changes, by the whole D.
+  self_contact_velocity_change(c, n, VecN<4>(1, 0, 0, 0), v, -1.0, 0.5, 0.0, 1.0, &dv);
+  EXPECT_NEAR((dv.col(0) - Vec3(-0.5, 0, 0)).norm(), 0.0, 1e-15);
+  EXPECT_EQ(dv.rightCols<3>().cwiseAbs().maxCoeff(), 0.0);
+}
+
+// Momentum (sum m_a dv_a) is conserved for random pairs, weights summing to zero (vertex-
+// triangle and edge-edge forms), random masses, velocities, normals, coefficients.
+TEST(SelfCollision, ContactVelocityChangeConservesMomentum) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1), pos(0.1, 2);
+  for (int k = 0; k < 200; ++k) {
+    VecN<4> c, w;
+    const double b0 = pos(rng), b1 = pos(rng), b2 = pos(rng), sa = 0.5 + 0.5 * u(rng), tb = 0.5 + 0.5 * u(rng);
+    if (k % 2) c << 1, -b0 / (b0 + b1 + b2), -b1 / (b0 + b1 + b2), -b2 / (b0 + b1 + b2);
+    else c << 1 - sa, sa, -(1 - tb), -tb;
+    for (int a = 0; a < 4; ++a) w[a] = 1.0 / pos(rng);
+    Stencil3<4> v, dv;
+    for (int a = 0; a < 4; ++a) v.col(a) = Vec3(u(rng), u(rng), u(rng));
+    const Vec3 n = Vec3(u(rng), u(rng), u(rng)).normalized();
+    self_contact_velocity_change(c, n, w, v, -std::abs(u(rng)), pos(rng), 0.5 * (1 + u(rng)), 1.0, &dv);
+    Vec3 p = Vec3::Zero();
+    for (int a = 0; a < 4; ++a) p += dv.col(a) / w[a];
+    EXPECT_LT(p.norm(), 1e-14 * (1 + dv.norm()));
+    EXPECT_GT(dv.norm(), 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace weft

@@ -53,9 +53,11 @@ bool edge_edge_line_parameters(const Vec3& a0, const Vec3& a1, const Vec3& b0, c
   const Vec3 ea = a1 - a0, eb = b1 - b0, r = a0 - b0;
   const double aa = ea.dot(ea), ab = ea.dot(eb), bb = eb.dot(eb), ar = ea.dot(r), br = eb.dot(r);
   const double den = aa * bb - ab * ab;
-  // Nearly parallel edges (angle below ~0.06 degrees): the closest points are ill-conditioned
-  // (they move by ~1/sin^2 of the angle per unit of noise), so no pair.
-  if (!(den > 1e-6 * aa * bb) || !(aa > 0) || !(bb > 0)) return false;
+  // Nearly parallel edges (angle below ~6 degrees, sin^2 < 0.01): the closest points and the
+  // common normal are ill-conditioned (the gradient's rotational part grows like 1 / sin of
+  // the angle: two sheets sliding over each other popped and dragged), so no pair; the
+  // vertex-triangle pairs keep such edges apart.
+  if (!(den > 1e-2 * aa * bb) || !(aa > 0) || !(bb > 0)) return false;
   *s = (ab * br - bb * ar) / den;
   *t = (aa * br - ab * ar) / den;
   return true;

@@ -41,7 +41,7 @@ double point_triangle_collision_constraint(const Stencil3<4>& x, double thicknes
 double edge_edge_collision_constraint(const Stencil3<4>& x, double thickness, int side, Stencil3<4>* grad);
 
 // Parameters (s, t) of the closest points a0 + s e_a, b0 + t e_b of the two edges' lines
-// (stencil as above); false for parallel or degenerate edges.
+// (stencil as above); false for degenerate or nearly parallel edges (angle below ~6 degrees).
 bool edge_edge_line_parameters(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, double* s, double* t);
 
 double static_obstacle_constraint(const Vec3& p, const Vec3& q_c, const Vec3& n_c, double thickness,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <Eigen/Geometry>
 #include <cmath>
+#include <limits>
 
 #include "constraints/collision.hpp"
 
@@ -265,32 +266,61 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 }
 
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
-                        const double* x1, std::vector<std::array<int, 2>>& out) {
+                        const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only) {
   out.clear();
   if (tris.empty() || edges.empty()) return;
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
   auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
-  std::vector<Vec3> lo(tris.size()), hi(tris.size());
+  auto marked = [&](int v) { return !only || (*only)[v]; };
+  auto tri_box = [&](const Tri& t, Vec3& lo, Vec3& hi) {
+    lo = hi = P1(t[0]);
+    for (int a = 1; a < 3; ++a) lo = lo.cwiseMin(P1(t[a])), hi = hi.cwiseMax(P1(t[a]));
+  };
+  // With `only`: every pair to test has a marked primitive, so both lie within the box of
+  // the marked primitives; the others are skipped by a box test, not hashed.
+  Vec3 blo = Vec3::Constant(-std::numeric_limits<double>::infinity()), bhi = -blo;
+  if (only) {
+    blo = -blo, bhi = -bhi;
+    Vec3 lo, hi;
+    for (const Tri& t : tris)
+      if (marked(t[0]) || marked(t[1]) || marked(t[2])) tri_box(t, lo, hi), blo = blo.cwiseMin(lo), bhi = bhi.cwiseMax(hi);
+    for (const Edge& e : edges)
+      if (marked(e[0]) || marked(e[1]))
+        blo = blo.cwiseMin(P1(e[0]).cwiseMin(P1(e[1]))), bhi = bhi.cwiseMax(P1(e[0]).cwiseMax(P1(e[1])));
+  }
+  auto in_box = [&](const Vec3& lo, const Vec3& hi) {
+    return !((lo.array() > bhi.array()).any() || (hi.array() < blo.array()).any());
+  };
+  std::vector<int> kept;
+  std::vector<Vec3> lo, hi;
+  kept.reserve(tris.size()), lo.reserve(tris.size()), hi.reserve(tris.size());
   double extent = 0.0;
   for (size_t n = 0; n < tris.size(); ++n) {
-    lo[n] = hi[n] = P1(tris[n][0]);
-    for (int a = 1; a < 3; ++a) lo[n] = lo[n].cwiseMin(P1(tris[n][a])), hi[n] = hi[n].cwiseMax(P1(tris[n][a]));
-    extent += (hi[n] - lo[n]).maxCoeff();
+    Vec3 l, h;
+    tri_box(tris[n], l, h);
+    if (!in_box(l, h)) continue;
+    kept.push_back(static_cast<int>(n)), lo.push_back(l), hi.push_back(h);
+    extent += (h - l).maxCoeff();
   }
-  const double cell = extent / tris.size();
+  if (kept.empty()) return;
+  const double cell = extent / kept.size();
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  std::vector<int> seen(tris.size(), -1);
+  std::vector<int> seen(kept.size(), -1);
   for (size_t e = 0; e < edges.size(); ++e) {
     const int i = edges[e][0], j = edges[e][1];
+    const bool edge_marked = marked(i) || marked(j);
     const Vec3 p = P1(i), q = P1(j);
     const Vec3 elo = p.cwiseMin(q), ehi = p.cwiseMax(q);
-    grid.query(elo, ehi, [&](int t) {
-      if (seen[t] == static_cast<int>(e)) return;
-      seen[t] = static_cast<int>(e);
+    if (!in_box(elo, ehi)) continue;
+    grid.query(elo, ehi, [&](int k) {
+      if (seen[k] == static_cast<int>(e)) return;
+      seen[k] = static_cast<int>(e);
+      const int t = kept[k];
       const Tri& T = tris[t];
       if (T[0] == i || T[1] == i || T[2] == i || T[0] == j || T[1] == j || T[2] == j) return;
-      if ((elo.array() > hi[t].array()).any() || (ehi.array() < lo[t].array()).any()) return;
+      if (!edge_marked && !marked(T[0]) && !marked(T[1]) && !marked(T[2])) return;
+      if ((elo.array() > hi[k].array()).any() || (ehi.array() < lo[k].array()).any()) return;
       if (!segment_crosses_triangle(p, q, P1(T[0]), P1(T[1]), P1(T[2]))) return;
       // Already so at x0 (a torn crack's sides touch where they split): not this substep's.
       if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2]))) return;

@@ -114,8 +114,11 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 // The final check of a substep: the (edge, triangle) pairs, sharing no vertex, whose segment
 // meets the triangle at x1 but did not at x0 (the crossings the constraints let through),
 // ordered by edge then triangle (a pure function of the positions: the same on every rank).
+// only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
+// marked vertices' positions can have made).
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
-                        const double* x1, std::vector<std::array<int, 2>>& out);
+                        const double* x1, std::vector<std::array<int, 2>>& out,
+                        const std::vector<char>* only = nullptr);
 
 // Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
 // self-collision pair as to an obstacle contact): the pair's contact points are weighted sums

@@ -655,14 +655,17 @@ void PbdStepper::find_self_collisions(bool vertex_pairs) {
     sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
   }
   // Edge-edge pairs with an edge here (either one: the pair's four vertices may belong to
-  // two ranks, and each moves its own). Their reach is twice the thickness, not the vertex
-  // pairs' edge-length margin: an edge pair acts only where the edges face each other, so
-  // few are needed, and the margin made the search the costliest part of a substep (every
-  // edge met every edge within an edge length); the ones the sweeps bring near are re-found
-  // after them (settle_self), and the final check catches what is left.
+  // two ranks, and each moves its own), found only after the sweeps, from x to where the
+  // sweeps left the vertices (settle_self): the sweeps move vertices far from the
+  // prediction, and edge pairs found from it and projected in the sweeps' averaging did
+  // worse (crossed strips under xpbd: 26 vertices sent back by the final check, 7 with the
+  // edge pairs after the sweeps only) at twice the search cost. Their reach is twice the
+  // thickness, not the vertex pairs' edge-length margin, which made the search the
+  // costliest part of a substep (every edge met every edge within an edge length).
   edge_pairs_.clear();
-  find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, shift, sc_rings_,
-                                 edge_pairs_);
+  if (!vertex_pairs)
+    find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, shift, sc_rings_,
+                                   edge_pairs_);
   sort_self_collision_edge_pairs(edge_pairs_);
   if (vertex_pairs) sc_hit_vt_.assign(self_pairs_.size(), 0);
   sc_hit_ee_.assign(edge_pairs_.size(), 0);
@@ -748,9 +751,8 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
 void PbdStepper::settle_self(double* x) {
   constexpr int kSettlePasses = 20;
   for (int pass = 0; pass < kSettlePasses; ++pass) {
-    // Edge pairs re-found once, from the substep's start to where the sweeps left x (the
-    // sweeps moved vertices far from the prediction the pairs came from; the vertex pairs'
-    // edge-length margin covers that, the edge pairs' reach of 2 h does not).
+    // The edge pairs, from the substep's start to where the sweeps left x (the vertex pairs
+    // stay: their edge-length margin covers the sweeps' moves).
     if (pass == 0) find_self_collisions(false);
     int active = project_self(x, false);
     MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_SUM, lv_.comm);
@@ -771,21 +773,24 @@ void PbdStepper::failsafe_self(double* x) {
   const int vb = lv_.vbegin, ve = lv_.vend;
   const double* x0 = lv_.ranks > 1 ? xg0_.data() : x_old_step_.data();
   std::fill(sc_reverted_.begin(), sc_reverted_.end(), 0);
-  for (;;) {
+  // After the first round only pairs with a vertex just sent back can have changed.
+  std::vector<char> just;
+  for (int round = 0;; ++round) {
     const double* x1 = x;
     if (lv_.ranks > 1) {
       MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
                      MPI_DOUBLE, lv_.comm);
       x1 = xg_.data();
     }
-    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_);
+    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just);
+    just.assign(sc_reverted_.size(), 0);
     int fresh = 0;
     for (const auto& c : sc_crossings_) {
       const Edge& e = sc_edges_[c[0]];
       const Tri& t = sc_tris_[c[1]];
       for (int v : {e[0], e[1], t[0], t[1], t[2]}) {
         if (w_global_[v] == 0 || sc_reverted_[v]) continue;
-        sc_reverted_[v] = 1, ++fresh, ++self_reverted_;
+        sc_reverted_[v] = 1, just[v] = 1, ++fresh, ++self_reverted_;
         if (v >= vb && v < ve)
           for (int d = 0; d < 3; ++d) x[3 * (v - vb) + d] = x0[3 * v + d];
       }

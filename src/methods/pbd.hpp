@@ -166,7 +166,7 @@ class PbdStepper final : public Stepper {
   // vertex id, triangle), projected with k = 1 after the other constraints of each sweep,
   // Jacobi with averaging over the pairs from the same positions at every rank (ranks > 1:
   // the positions of all vertices gathered, xg_). Corrections apply to owned vertices.
-  void find_self_collisions(bool vertex_pairs);  // false: the edge pairs only
+  void find_self_collisions(bool vertex_pairs);  // true: vertex-triangle pairs (prediction); false: edge pairs
   int project_self(double* x, bool last_sweep);  // active pairs here
   void settle_self(double* x);
   void failsafe_self(double* x);

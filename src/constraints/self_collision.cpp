@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <Eigen/Geometry>
 #include <cmath>
+#include <limits>
+
+#include "constraints/collision.hpp"
 
 namespace weft {
 
@@ -41,13 +44,32 @@ std::uint64_t SpatialHash::hash(std::int64_t i, std::int64_t j, std::int64_t k) 
   return h ^ (h >> 29);
 }
 
-bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol) {
+namespace {
+
+// Barycentric coordinates (of a, b, c) of y's projection on the triangle's plane; false for a
+// degenerate triangle.
+bool raw_barycentric(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, Vec3* out) {
   const Vec3 e0 = b - a, e1 = c - a, d = y - a;
   const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1), d20 = d.dot(e0), d21 = d.dot(e1);
   const double den = d00 * d11 - d01 * d01;
   if (!(den > 0)) return false;
   const double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
-  return v >= -tol && w >= -tol && 1 - v - w >= -tol;
+  *out = Vec3(1 - v - w, v, w);
+  return true;
+}
+
+}  // namespace
+
+bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol) {
+  Vec3 l;
+  return raw_barycentric(y, a, b, c, &l) && l.minCoeff() >= -tol;
+}
+
+Vec3 barycentric_weights(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c) {
+  Vec3 l;
+  if (!raw_barycentric(y, a, b, c, &l)) return Vec3::Constant(1.0 / 3.0);
+  l = l.cwiseMax(0.0);
+  return l / l.sum();
 }
 
 void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<int>& tri_subset,
@@ -98,6 +120,107 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   }
 }
 
+std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::vector<int>& key) {
+  std::vector<Edge> e;
+  e.reserve(3 * tris.size());
+  for (const Tri& t : tris)
+    for (int a = 0; a < 3; ++a) {
+      int u = t[a], v = t[(a + 1) % 3];
+      if (key[v] < key[u]) std::swap(u, v);
+      e.push_back({u, v});
+    }
+  auto by_key = [&](const Edge& p, const Edge& q) {
+    return key[p[0]] < key[q[0]] || (key[p[0]] == key[q[0]] && key[p[1]] < key[q[1]]);
+  };
+  std::sort(e.begin(), e.end(), by_key);
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  return e;
+}
+
+bool edges_face_each_other(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, double tol) {
+  double s, t;
+  if (!edge_edge_line_parameters(a0, a1, b0, b1, &s, &t)) return false;
+  return s >= -tol && s <= 1 + tol && t >= -tol && t <= 1 + tol;
+}
+
+void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,
+                                    const double* x0, const double* x1, double reach, const Vec3& shift,
+                                    const VertexRings& rings, std::vector<SelfCollisionEdgePair>& out) {
+  if (edge_subset.empty() || edges.empty()) return;
+  auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
+  auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
+  std::vector<Vec3> lo(edges.size()), hi(edges.size());
+  double extent = 0.0;
+  for (size_t n = 0; n < edges.size(); ++n) {
+    lo[n] = hi[n] = P0(edges[n][0]);
+    for (int a = 0; a < 2; ++a)
+      for (const Vec3& p : {P0(edges[n][a]), Vec3(P1(edges[n][a]) - shift)})
+        lo[n] = lo[n].cwiseMin(p), hi[n] = hi[n].cwiseMax(p);
+    extent += (hi[n] - lo[n]).maxCoeff();
+  }
+  const double cell = extent / edges.size() + reach;
+  SpatialHash grid;
+  grid.build(cell > 0 ? cell : 1.0, lo, hi);
+  // Line signed distance (edge_edge_collision_constraint with side +1, h 0) at one instant.
+  Stencil3<4> xs;
+  auto line_distance = [&](auto&& P, int a, int b) {
+    xs.col(0) = P(edges[a][0]), xs.col(1) = P(edges[a][1]), xs.col(2) = P(edges[b][0]), xs.col(3) = P(edges[b][1]);
+    return edge_edge_collision_constraint(xs, 0.0, 1, nullptr);
+  };
+  const int nv = static_cast<int>(rings.start.size()) - 1;
+  std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
+  std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
+  for (int a : edge_subset) asks[a] = 1;
+  for (int a : edge_subset) {
+    const Edge& ea = edges[a];
+    for (int v : ea) {
+      ring_of[v] = a;
+      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
+    }
+    const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
+    grid.query(qlo, qhi, [&](int b) {
+      if (b == a || seen[b] == a || (asks[b] && b < a)) return;
+      seen[b] = a;
+      const Edge& eb = edges[b];
+      if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
+      if ((qlo.array() > hi[b].array()).any() || (qhi.array() < lo[b].array()).any()) return;
+      // The lines' signed distance (the orientation of the four points, scaled) is symmetric
+      // in the two edges (swapping them flips both r and N), so the side does not depend on
+      // which edge asked. Its sign tells the side only while the edges face each other: the
+      // lines also pass through each other beside the edges (a flat sheet's edges all lie on
+      // coplanar lines) without any crossing. So a sign change is a crossing, and the side
+      // the one at x0, only when they faced each other at x0 too (and were not touching:
+      // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
+      // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
+      // final check's business).
+      const double d0 = line_distance(P0, a, b), d1 = line_distance(P1, a, b);
+      if ((d0 < 0) == (d1 < 0) && !(std::abs(d1) < reach)) return;  // the cheap tests first
+      // Crossings inside both edges only (0.1% from either end): near an end the vertex-
+      // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
+      // (a vertex and its spare share a position) without being neighbours.
+      if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
+      const double scale = (P0(ea[1]) - P0(ea[0])).norm() + (P0(eb[1]) - P0(eb[0])).norm();
+      const bool facing0 = std::abs(d0) > 1e-9 * scale &&
+                           edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
+      const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
+      if (!(crossed || std::abs(d1) < reach)) return;
+      const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
+      out.push_back({std::min(a, b), std::max(a, b), side});
+    });
+  }
+}
+
+void sort_self_collision_edge_pairs(std::vector<SelfCollisionEdgePair>& pairs) {
+  std::sort(pairs.begin(), pairs.end(), [](const SelfCollisionEdgePair& p, const SelfCollisionEdgePair& q) {
+    return p.a < q.a || (p.a == q.a && p.b < q.b);
+  });
+  pairs.erase(std::unique(pairs.begin(), pairs.end(),
+                          [](const SelfCollisionEdgePair& p, const SelfCollisionEdgePair& q) {
+                            return p.a == q.a && p.b == q.b;
+                          }),
+              pairs.end());
+}
+
 VertexRings vertex_rings(const std::vector<Tri>& tris, int num_vertices) {
   std::vector<std::vector<int>> adj(num_vertices);
   for (const Tri& t : tris)
@@ -119,6 +242,108 @@ void sort_self_collision_pairs(std::vector<SelfCollisionPair>& pairs, const std:
   pairs.erase(std::unique(pairs.begin(), pairs.end(),
                           [](const SelfCollisionPair& a, const SelfCollisionPair& b) { return a.v == b.v && a.t == b.t; }),
               pairs.end());
+}
+
+}  // namespace weft
+
+namespace weft {
+
+namespace {
+
+double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { return (b - a).cross(c - a).dot(d - a); }
+
+}  // namespace
+
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const double op = orient(a, b, c, p), oq = orient(a, b, c, q);
+  // Both ends strictly on one side, or the segment in the plane (a flat sheet's own edges:
+  // the other edges' crossings reveal a coplanar overlap), is no crossing.
+  if ((op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0)) return false;
+  // The line pq passes through the closed triangle: the three signed volumes of pq with its
+  // edges agree in sign (zero allowed: touching counts, as for weft-verify).
+  const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
+  return (u >= 0 && v >= 0 && w >= 0) || (u <= 0 && v <= 0 && w <= 0);
+}
+
+void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
+                        const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only) {
+  out.clear();
+  if (tris.empty() || edges.empty()) return;
+  auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
+  auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
+  auto marked = [&](int v) { return !only || (*only)[v]; };
+  auto tri_box = [&](const Tri& t, Vec3& lo, Vec3& hi) {
+    lo = hi = P1(t[0]);
+    for (int a = 1; a < 3; ++a) lo = lo.cwiseMin(P1(t[a])), hi = hi.cwiseMax(P1(t[a]));
+  };
+  // With `only`: every pair to test has a marked primitive, so both lie within the box of
+  // the marked primitives; the others are skipped by a box test, not hashed.
+  Vec3 blo = Vec3::Constant(-std::numeric_limits<double>::infinity()), bhi = -blo;
+  if (only) {
+    blo = -blo, bhi = -bhi;
+    Vec3 lo, hi;
+    for (const Tri& t : tris)
+      if (marked(t[0]) || marked(t[1]) || marked(t[2])) tri_box(t, lo, hi), blo = blo.cwiseMin(lo), bhi = bhi.cwiseMax(hi);
+    for (const Edge& e : edges)
+      if (marked(e[0]) || marked(e[1]))
+        blo = blo.cwiseMin(P1(e[0]).cwiseMin(P1(e[1]))), bhi = bhi.cwiseMax(P1(e[0]).cwiseMax(P1(e[1])));
+  }
+  auto in_box = [&](const Vec3& lo, const Vec3& hi) {
+    return !((lo.array() > bhi.array()).any() || (hi.array() < blo.array()).any());
+  };
+  std::vector<int> kept;
+  std::vector<Vec3> lo, hi;
+  kept.reserve(tris.size()), lo.reserve(tris.size()), hi.reserve(tris.size());
+  double extent = 0.0;
+  for (size_t n = 0; n < tris.size(); ++n) {
+    Vec3 l, h;
+    tri_box(tris[n], l, h);
+    if (!in_box(l, h)) continue;
+    kept.push_back(static_cast<int>(n)), lo.push_back(l), hi.push_back(h);
+    extent += (h - l).maxCoeff();
+  }
+  if (kept.empty()) return;
+  const double cell = extent / kept.size();
+  SpatialHash grid;
+  grid.build(cell > 0 ? cell : 1.0, lo, hi);
+  std::vector<int> seen(kept.size(), -1);
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const int i = edges[e][0], j = edges[e][1];
+    const bool edge_marked = marked(i) || marked(j);
+    const Vec3 p = P1(i), q = P1(j);
+    const Vec3 elo = p.cwiseMin(q), ehi = p.cwiseMax(q);
+    if (!in_box(elo, ehi)) continue;
+    grid.query(elo, ehi, [&](int k) {
+      if (seen[k] == static_cast<int>(e)) return;
+      seen[k] = static_cast<int>(e);
+      const int t = kept[k];
+      const Tri& T = tris[t];
+      if (T[0] == i || T[1] == i || T[2] == i || T[0] == j || T[1] == j || T[2] == j) return;
+      if (!edge_marked && !marked(T[0]) && !marked(T[1]) && !marked(T[2])) return;
+      if ((elo.array() > hi[k].array()).any() || (ehi.array() < lo[k].array()).any()) return;
+      if (!segment_crosses_triangle(p, q, P1(T[0]), P1(T[1]), P1(T[2]))) return;
+      // Already so at x0 (a torn crack's sides touch where they split): not this substep's.
+      if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2]))) return;
+      out.push_back({static_cast<int>(e), t});
+    });
+  }
+  std::sort(out.begin(), out.end());
+}
+
+void self_contact_velocity_change(const VecN<4>& c, const Vec3& n, const VecN<4>& w, const Stencil3<4>& v,
+                                  double vn_pre, double mu, double restitution, double share, Stencil3<4>* dv) {
+  dv->setZero();
+  const double W = (c.array() * c.array() * w.array()).sum();
+  if (!(W > 0)) return;
+  const Vec3 vr = v * c;
+  const double vn = vr.dot(n);
+  const Vec3 vt = vr - vn * n;
+  const double vn_new = vn_pre < 0 ? std::max(vn, -restitution * vn_pre) : vn;
+  const double dvn = std::max(0.0, vn_new - std::min(vn_pre, 0.0));
+  const double vtn = vt.norm();
+  const Vec3 dt = vtn > 0 ? Vec3(-std::min(1.0, share * mu * dvn / vtn) * vt) : Vec3::Zero();
+  const Vec3 D = (vn_new - vn) * n + dt;
+  for (int a = 0; a < 4; ++a) dv->col(a) = (w[a] * c[a] / W) * D;
 }
 
 }  // namespace weft

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "constraints/projection.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -50,6 +51,16 @@ class SpatialHash {
   std::vector<int> start_{0, 0}, ids_;
 };
 
+// Two edges (indices into the caller's edge list, a < b) whose closest points came within
+// reach of each other, or whose lines' signed distance changed sign, over the substep: the
+// crossings vertex-triangle pairs miss (two coarse sheets lying across each other, edge on
+// edge). side: the sign of the lines' signed distance at the substep's start
+// (edge_edge_collision_constraint).
+struct SelfCollisionEdgePair {
+  int a, b;
+  int side;
+};
+
 // Edge neighbours of every vertex (CSR over vertex ids 0 .. num_vertices - 1).
 struct VertexRings {
   std::vector<int> start{0}, nbr;
@@ -74,8 +85,65 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
 // key: a vertex numbering independent of the rank count (the input order).
 void sort_self_collision_pairs(std::vector<SelfCollisionPair>& pairs, const std::vector<int>& key);
 
+// The edges of `tris`, each once, ordered by their endpoints' keys (key: a vertex numbering
+// independent of the rank count), so that edge indices, and the pairs' order, are the same
+// at every rank count. Each edge is stored with the smaller key first.
+std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::vector<int>& key);
+
+// Appends the pairs (a, b), a in `edge_subset`, b any edge of `edges`, that share no vertex
+// and no edge neighbour (the sheet's stretch and bending keep those apart), with x0 / x1 /
+// reach / shift as for find_self_collision_pairs:
+//  - the swept boxes (in the frame moving by `shift`), a's grown by reach, overlap;
+//  - the lines' closest points at x1 lie inside both edges (parameters in [0.001, 0.999]:
+//    near an end the vertex-triangle pairs act);
+//  - the lines' signed distance is within reach at x0 or at x1, or changed sign between.
+// Each pair is stored once, smaller index first; sort_self_collision_edge_pairs orders them.
+void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,
+                                    const double* x0, const double* x1, double reach, const Vec3& shift,
+                                    const VertexRings& rings, std::vector<SelfCollisionEdgePair>& out);
+void sort_self_collision_edge_pairs(std::vector<SelfCollisionEdgePair>& pairs);
+
+// Whether the closest points of the lines through (a0, a1) and (b0, b1) lie within both
+// edges, parameters in [-tol, 1 + tol] (false for parallel edges).
+bool edges_face_each_other(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1, double tol);
+
+// Whether the segment pq meets the closed triangle abc (touching counts, as weft-verify's
+// intersection check); a segment lying in the triangle's plane is not tested (false).
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c);
+
+// The final check of a substep: the (edge, triangle) pairs, sharing no vertex, whose segment
+// meets the triangle at x1 but did not at x0 (the crossings the constraints let through),
+// ordered by edge then triangle (a pure function of the positions: the same on every rank).
+// only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
+// marked vertices' positions can have made).
+void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
+                        const double* x1, std::vector<std::array<int, 2>>& out,
+                        const std::vector<char>* only = nullptr);
+
+// Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
+// self-collision pair as to an obstacle contact): the pair's contact points are weighted sums
+// of its four vertices, so the relative velocity is vr = sum_a c_a v_a with
+// c = (1, -b1, -b2, -b3) (vertex q against the triangle point of barycentric weights b) or
+// c = (1 - s, s, -(1 - t), -t) (the edges' closest points), sum_a c_a = 0; n is the unit
+// normal from the second primitive towards the first. With vn = vr . n and vt = vr - vn n:
+// restitution, when the prediction approached (vn_pre < 0): vn' = max(vn, -e vn_pre); the
+// normal change dvn = max(0, vn' - min(vn_pre, 0)) bounds the tangential one (Coulomb):
+// vt' = vt max(0, 1 - share mu dvn / |vt|), share in (0, 1] the pair's part of the normal
+// response when its vertices are in several contacts (the caller's split). The change
+// D = (vn' - vn) n + vt' - vt is made by one impulse along D: dv_a = w_a c_a D / W,
+// W = sum_b w_b c_b^2, so the relative velocity changes by exactly D and
+// sum_a m_a dv_a = D sum_a c_a / W = 0 (momentum conserved; w: inverse masses, 0 for a pinned
+// vertex, which does not move).
+void self_contact_velocity_change(const VecN<4>& c, const Vec3& n, const VecN<4>& w, const Stencil3<4>& v,
+                                  double vn_pre, double mu, double restitution, double share, Stencil3<4>* dv);
+
 // Barycentric coordinates of y's projection on the plane of (a, b, c) all >= -tol (false for
 // a degenerate triangle).
 bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol);
+
+// The same coordinates clamped to >= 0 and summing to 1 (the triangle point nearest the
+// projection's weights, near enough for a point over the triangle); a degenerate triangle
+// gives (1/3, 1/3, 1/3).
+Vec3 barycentric_weights(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c);
 
 }  // namespace weft

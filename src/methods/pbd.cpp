@@ -214,6 +214,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     if (lv.ranks > 1) xg0_.assign(3 * n, 0.0), xg_.assign(3 * n, 0.0);
     sc_acc_.assign(3 * n_owned_, 0.0);
     sc_cnt_.assign(n_owned_, 0);
+    sc_reverted_.assign(n, 0);
   }
 }
 
@@ -234,6 +235,10 @@ void PbdStepper::build_self_() {
     sc_tris_.push_back(tr);
   }
   sc_rings_ = vertex_rings(sc_tris_, n);
+  sc_edges_ = self_collision_edges(sc_tris_, s.input_of_solver);
+  sc_edge_own_.clear();
+  for (size_t e = 0; e < sc_edges_.size(); ++e)
+    if (owned(sc_edges_[e][0]) || owned(sc_edges_[e][1])) sc_edge_own_.push_back(static_cast<int>(e));
   w_global_.assign(n, 0.0);
   for (int v = 0; v < n; ++v) {
     if (s.objects[s.vertex_object[v]].scripted || !(mass(v) > 0)) continue;
@@ -619,8 +624,7 @@ void PbdStepper::project_collisions(double* x) {
   }
 }
 
-void PbdStepper::find_self_collisions() {
-  self_pairs_.clear();
+void PbdStepper::find_self_collisions(bool vertex_pairs) {
   const double *x0 = x_old_step_.data(), *x1 = xs_.data();
   if (lv_.ranks > 1) {
     MPI_Allgatherv(x_old_step_.data(), 3 * n_owned_, MPI_DOUBLE, xg0_.data(), gather_counts_.data(),
@@ -643,11 +647,29 @@ void PbdStepper::find_self_collisions() {
     ++moving;
   }
   if (moving > 0) shift /= static_cast<double>(moving);
-  find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
-  if (lv_.ranks > 1)
-    find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
-  sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
-  int any = self_pairs_.empty() ? 0 : 1;
+  if (vertex_pairs) {
+    self_pairs_.clear();
+    find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+    if (lv_.ranks > 1)
+      find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
+    sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
+  }
+  // Edge-edge pairs with an edge here (either one: the pair's four vertices may belong to
+  // two ranks, and each moves its own), found only after the sweeps, from x to where the
+  // sweeps left the vertices (settle_self): the sweeps move vertices far from the
+  // prediction, and edge pairs found from it and projected in the sweeps' averaging did
+  // worse (crossed strips under xpbd: 26 vertices sent back by the final check, 7 with the
+  // edge pairs after the sweeps only) at twice the search cost. Their reach is twice the
+  // thickness, not the vertex pairs' edge-length margin, which made the search the
+  // costliest part of a substep (every edge met every edge within an edge length).
+  edge_pairs_.clear();
+  if (!vertex_pairs)
+    find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, shift, sc_rings_,
+                                   edge_pairs_);
+  sort_self_collision_edge_pairs(edge_pairs_);
+  if (vertex_pairs) sc_hit_vt_.assign(self_pairs_.size(), 0);
+  sc_hit_ee_.assign(edge_pairs_.size(), 0);
+  int any = self_pairs_.empty() && edge_pairs_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
   any_self_pairs_ = any != 0;
 }
@@ -657,8 +679,9 @@ void PbdStepper::find_self_collisions() {
 // owned vertex moves by the mean of its active pairs' corrections (summed in pair order:
 // the same at every rank count). Active: C < 0 with q over the triangle (barycentric
 // coordinates >= -kInside at the current positions).
-void PbdStepper::project_self(double* x, bool last_sweep) {
-  if (!any_self_pairs_) return;
+int PbdStepper::project_self(double* x, bool last_sweep) {
+  if (!any_self_pairs_) return 0;
+  int active = 0;
   const double* xg = x;
   if (lv_.ranks > 1) {
     MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
@@ -674,9 +697,35 @@ void PbdStepper::project_self(double* x, bool last_sweep) {
     gather<4>(xg, ids, xs);
     const double C = point_triangle_collision_constraint(xs, collision_thickness_, p.side, &grad);
     if (!(C < 0) || !projects_into_triangle(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
+    sc_hit_vt_[&p - self_pairs_.data()] = 1;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
+    // Counted while it still moves something by more than 1% of the thickness (the settle
+    // passes' stopping rule: averaging converges geometrically, pinned pairs not at all).
+    if (C < -0.01 * collision_thickness_ && dx.cwiseAbs().maxCoeff() > 0) ++active;
     if (last_sweep && p.v >= vb && p.v < ve) ++self_contacts_;
+    for (int a = 0; a < 4; ++a)
+      if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
+        const int l = ids[a] - vb;
+        Eigen::Map<Vec3>(&sc_acc_[3 * l]) += dx.col(a);
+        ++sc_cnt_[l];
+      }
+  }
+  // Edge against edge, the same way (after the vertex-triangle pairs: a fixed order).
+  for (const SelfCollisionEdgePair& p : edge_pairs_) {
+    const Edge &ea = sc_edges_[p.a], &eb = sc_edges_[p.b];
+    const int ids[4] = {ea[0], ea[1], eb[0], eb[1]};
+    gather<4>(xg, ids, xs);
+    if (!edges_face_each_other(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
+    const double C = edge_edge_collision_constraint(xs, collision_thickness_, p.side, &grad);
+    if (!(C < 0)) continue;
+    sc_hit_ee_[&p - edge_pairs_.data()] = 1;
+    for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
+    pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);
+    // Counted while it still moves something by more than 1% of the thickness (the settle
+    // passes' stopping rule: averaging converges geometrically, pinned pairs not at all).
+    if (C < -0.01 * collision_thickness_ && dx.cwiseAbs().maxCoeff() > 0) ++active;
+    if (last_sweep && ea[0] >= vb && ea[0] < ve) ++self_contacts_;
     for (int a = 0; a < 4; ++a)
       if (ids[a] >= vb && ids[a] < ve && ws[a] > 0) {
         const int l = ids[a] - vb;
@@ -691,6 +740,166 @@ void PbdStepper::project_self(double* x, bool last_sweep) {
     for (int d = 0; d < 3; ++d) x[3 * l + d] += sc_acc_[3 * l + d] * inv, sc_acc_[3 * l + d] = 0.0;
     sc_cnt_[l] = 0;
   }
+  return active;
+}
+
+// After the sweeps: the averaged self-collision projection of the last sweep leaves part of
+// a deep pair's correction undone (a vertex in several pairs moves by their mean), and the
+// next step would take the crossed side as the side it came from. Up to kSettlePasses more
+// passes of the pairs alone (and the obstacles after them) until none is active on any
+// rank (Bridson et al. 2002's final collision pass, here on PBD's pair list).
+void PbdStepper::settle_self(double* x) {
+  constexpr int kSettlePasses = 20;
+  for (int pass = 0; pass < kSettlePasses; ++pass) {
+    // The edge pairs, from the substep's start to where the sweeps left x (the vertex pairs
+    // stay: their edge-length margin covers the sweeps' moves).
+    if (pass == 0) find_self_collisions(false);
+    int active = project_self(x, false);
+    MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_SUM, lv_.comm);
+    if (active == 0) break;
+    project_collisions(x);
+    ghost_update(x_);
+  }
+}
+
+// The final check (the guarantee of DESIGN.md "Cloth self-collision"): any cloth edge that
+// meets a cloth triangle at the end of the substep but did not at its start (found exactly,
+// on the gathered positions: the same on every rank) sends the pair's moving vertices back
+// to their start positions (a failsafe in the spirit of Bridson et al. 2002's impact zones:
+// they lose this substep's motion), repeated until no new crossing is left. It terminates:
+// each round sends back at least one more vertex, and with all of them back the state is
+// the start's.
+void PbdStepper::failsafe_self(double* x) {
+  const int vb = lv_.vbegin, ve = lv_.vend;
+  const double* x0 = lv_.ranks > 1 ? xg0_.data() : x_old_step_.data();
+  std::fill(sc_reverted_.begin(), sc_reverted_.end(), 0);
+  // After the first round only pairs with a vertex just sent back can have changed.
+  std::vector<char> just;
+  for (int round = 0;; ++round) {
+    const double* x1 = x;
+    if (lv_.ranks > 1) {
+      MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
+                     MPI_DOUBLE, lv_.comm);
+      x1 = xg_.data();
+    }
+    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just);
+    just.assign(sc_reverted_.size(), 0);
+    int fresh = 0;
+    for (const auto& c : sc_crossings_) {
+      const Edge& e = sc_edges_[c[0]];
+      const Tri& t = sc_tris_[c[1]];
+      for (int v : {e[0], e[1], t[0], t[1], t[2]}) {
+        if (w_global_[v] == 0 || sc_reverted_[v]) continue;
+        sc_reverted_[v] = 1, just[v] = 1, ++fresh, ++self_reverted_;
+        if (v >= vb && v < ve)
+          for (int d = 0; d < 3; ++d) x[3 * (v - vb) + d] = x0[3 * v + d];
+      }
+    }
+    if (fresh == 0) break;
+  }
+  ghost_update(x_);
+}
+
+// Cloth-cloth friction and restitution (self_contact_velocity_change) for the self-collision
+// pairs that acted in the substep (projected at least once, and for edge pairs still found
+// after the sweeps), Gauss-Seidel over the pairs: each pair's change applies at once, so a
+// vertex in several contacts is not stopped several times over, and every pair's change
+// conserves momentum. Rank-independent: the acting pairs of all ranks are gathered, ordered
+// by their vertices' input ids and processed by every rank on the gathered velocities (each
+// keeps its own vertices'). The pair's coefficient combines the objects' `friction` as the
+// barrier contact does (contact_model.cpp): sqrt(mu_a mu_b).
+void PbdStepper::self_friction_(const std::vector<double>& vstar) {
+  const Scene& s = scene_;
+  const int n = s.num_vertices, vb = lv_.vbegin;
+  std::vector<int> rec;  // per acting pair: kind (0 vertex-triangle, 1 edge-edge), 4 vertices, side
+  for (size_t i = 0; i < self_pairs_.size(); ++i)
+    if (sc_hit_vt_[i]) {
+      const SelfCollisionPair& p = self_pairs_[i];
+      const Tri& t = sc_tris_[p.t];
+      rec.insert(rec.end(), {0, p.v, t[0], t[1], t[2], p.side});
+    }
+  for (size_t i = 0; i < edge_pairs_.size(); ++i)
+    if (sc_hit_ee_[i]) {
+      const SelfCollisionEdgePair& p = edge_pairs_[i];
+      const Edge &ea = sc_edges_[p.a], &eb = sc_edges_[p.b];
+      rec.insert(rec.end(), {1, ea[0], ea[1], eb[0], eb[1], p.side});
+    }
+  constexpr int kRec = 6;
+  const double *xg = xs_.data(), *pg = vstar.data();
+  sc_vg_.assign(vs_.begin(), vs_.begin() + 3 * n_owned_);
+  if (lv_.ranks > 1) {
+    int mine = static_cast<int>(rec.size());
+    std::vector<int> counts(lv_.ranks), displs(lv_.ranks + 1, 0);
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, lv_.comm);
+    for (int r = 0; r < lv_.ranks; ++r) displs[r + 1] = displs[r] + counts[r];
+    std::vector<int> all(displs[lv_.ranks]);
+    MPI_Allgatherv(rec.data(), mine, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, lv_.comm);
+    rec = std::move(all);
+    sc_vg_.resize(3 * static_cast<size_t>(n)), sc_pg_.resize(3 * static_cast<size_t>(n));
+    MPI_Allgatherv(xs_.data(), 3 * n_owned_, MPI_DOUBLE, xg_.data(), gather_counts_.data(), gather_displs_.data(),
+                   MPI_DOUBLE, lv_.comm);
+    MPI_Allgatherv(vs_.data(), 3 * n_owned_, MPI_DOUBLE, sc_vg_.data(), gather_counts_.data(), gather_displs_.data(),
+                   MPI_DOUBLE, lv_.comm);
+    MPI_Allgatherv(vstar.data(), 3 * n_owned_, MPI_DOUBLE, sc_pg_.data(), gather_counts_.data(),
+                   gather_displs_.data(), MPI_DOUBLE, lv_.comm);
+    xg = xg_.data(), pg = sc_pg_.data();
+  }
+  // Order by (kind, input ids): the same list in the same order at every rank count.
+  const int np = static_cast<int>(rec.size()) / kRec;
+  std::vector<int> order(np);
+  std::iota(order.begin(), order.end(), 0);
+  auto key = [&](int i, int k) { return k == 0 ? rec[kRec * i] : s.input_of_solver[rec[kRec * i + k]]; };
+  auto less = [&](int i, int j) {
+    for (int k = 0; k < 5; ++k)
+      if (key(i, k) != key(j, k)) return key(i, k) < key(j, k);
+    return false;
+  };
+  std::sort(order.begin(), order.end(), less);
+  order.erase(std::unique(order.begin(), order.end(), [&](int i, int j) { return !less(i, j) && !less(j, i); }),
+              order.end());
+  // A contact area holds several pairs per vertex (a vertex over two triangles, the other
+  // sheet's vertices under its triangles): each pair gets 1 / (the most acting pairs at one
+  // of its moving vertices) of the Coulomb budget, so a vertex's friction is bounded by one
+  // normal response, not by one per pair.
+  std::vector<int> in_pairs(n, 0);
+  for (int i : order)
+    for (int a = 1; a <= 4; ++a) ++in_pairs[rec[kRec * i + a]];
+  double* vg = sc_vg_.data();
+  Stencil3<4> xs, v, p, dv;
+  VecN<4> c, w;
+  for (int i : order) {
+    const int* ids = &rec[kRec * i + 1];
+    const bool edge = rec[kRec * i] == 1;
+    const int side = ids[4];
+    gather<4>(xg, ids, xs);
+    gather<4>(vg, ids, v);
+    gather<4>(pg, ids, p);
+    int most = 1;
+    for (int a = 0; a < 4; ++a) {
+      w[a] = w_global_[ids[a]];
+      if (w[a] > 0) most = std::max(most, in_pairs[ids[a]]);
+    }
+    Vec3 N;
+    if (edge) {
+      double sa, tb;
+      if (!edge_edge_line_parameters(xs.col(0), xs.col(1), xs.col(2), xs.col(3), &sa, &tb)) continue;
+      sa = std::clamp(sa, 0.0, 1.0), tb = std::clamp(tb, 0.0, 1.0);
+      c << 1 - sa, sa, -(1 - tb), -tb;
+      N = (xs.col(1) - xs.col(0)).cross(xs.col(3) - xs.col(2));
+    } else {
+      N = (xs.col(2) - xs.col(1)).cross(xs.col(3) - xs.col(1));
+      const Vec3 bc = barycentric_weights(xs.col(0), xs.col(1), xs.col(2), xs.col(3));
+      c << 1, -bc[0], -bc[1], -bc[2];
+    }
+    if (!(N.norm() > 0)) continue;
+    const Vec3 nrm = (side >= 0 ? 1.0 : -1.0) * N.normalized();
+    const double mu = std::sqrt(std::max(0.0, s.objects[s.vertex_object[ids[0]]].friction) *
+                                std::max(0.0, s.objects[s.vertex_object[ids[3]]].friction));
+    self_contact_velocity_change(c, nrm, w, v, (p * c).dot(nrm), mu, spec_.restitution, 1.0 / most, &dv);
+    for (int a = 0; a < 4; ++a) Eigen::Map<Vec3>(vg + 3 * ids[a]) += dv.col(a);
+  }
+  const double* own = lv_.ranks > 1 ? vg + 3 * static_cast<size_t>(vb) : vg;
+  std::copy(own, own + 3 * n_owned_, vs_.begin());
 }
 
 // One coarse level: `iterations` sweeps over its constraints (Gauss-Seidel by its colours,
@@ -825,6 +1034,10 @@ void PbdStepper::solve(double inv_h2) {
       }
     }
   }
+  if (self_) {
+    settle_self(x);
+    failsafe_self(x);
+  }
   // Spectral radius from the second half of the plain sweeps: the update shrinks by rho per
   // sweep once the slowest mode dominates. Clamped below 1 (a diverging start is no rate).
   const int nd = static_cast<int>(dmax.size());
@@ -925,7 +1138,7 @@ NamedValues PbdStepper::start_stats() {
   NamedValues out = {{"iterations", 0}, {"max_strain", ms}, {"constraint_error", rel}};
   if (!balloons_.empty() || spec_.pressure > 0)
     out.push_back({"pressure_error", balloons_.empty() ? std::numeric_limits<double>::quiet_NaN() : pressure_error()});
-  if (self_) out.push_back({"self_contacts", 0.0});
+  if (self_) out.push_back({"self_contacts", 0.0}), out.push_back({"self_reverted", 0.0});
   if (spec_.chebyshev) out.push_back({"chebyshev_rho", rho_});
   if (tear_ > 0) out.push_back({"torn_vertices", double(torn())});
   return out;
@@ -1033,6 +1246,7 @@ StepReport PbdStepper::step(double t) {
   x_old_step_.resize(3 * n_owned_);
   long contacts = 0;
   self_contacts_ = 0;
+  self_reverted_ = 0;
   for (int k = 0; k < ns; ++k) {
     const double t0 = t + k * h, t1 = (k + 1 == ns) ? t + dt : t + (k + 1) * h;
     const bool second = bdf2 && history_;
@@ -1067,7 +1281,7 @@ StepReport PbdStepper::step(double t) {
     // the compliance by (3 / 2h)^2.
     find_collisions(t0, t1, vstar);
     contacts += static_cast<long>(contacts_.size());
-    if (self_) find_self_collisions();
+    if (self_) find_self_collisions(true);
     const double he = second ? 2.0 * h / 3.0 : h;
     solve(1.0 / (he * he));
     // 4. Velocities, restitution and friction (001 sec. 3.4), history.
@@ -1095,6 +1309,7 @@ StepReport PbdStepper::step(double t) {
       if (vtn > 0) vt *= std::max(0.0, 1.0 - c.friction * dvn / vtn);
       v = c.v_obs + vt + vn_new * c.n;
     }
+    if (self_ && any_self_pairs_) self_friction_(vstar);
     ghost_update(v_);
     history_ = bdf2;
   }
@@ -1119,6 +1334,7 @@ StepReport PbdStepper::step(double t) {
   MPI_Allreduce(MPI_IN_PLACE, e, 3, MPI_DOUBLE, MPI_SUM, lv_.comm);
   MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_LONG, MPI_SUM, lv_.comm);
   if (self_) MPI_Allreduce(MPI_IN_PLACE, &self_contacts_, 1, MPI_LONG, MPI_SUM, lv_.comm);
+  // (self_reverted_ counts every vertex sent back, on every rank alike: no reduction.)
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   StepReport r;
   r.iterations = spec_.iterations * ns;
@@ -1140,6 +1356,7 @@ StepReport PbdStepper::step(double t) {
     r.stats.insert(r.stats.end() - 1,
                    {"pressure_error", balloons_.empty() ? std::numeric_limits<double>::quiet_NaN() : pressure_error()});
   if (self_) r.stats.insert(r.stats.end() - 1, {"self_contacts", double(self_contacts_)});
+  if (self_) r.stats.insert(r.stats.end() - 1, {"self_reverted", double(self_reverted_)});
   if (spec_.chebyshev) r.stats.insert(r.stats.end() - 1, {"chebyshev_rho", rho_});
   if (tear_ > 0) r.stats.insert(r.stats.end() - 1, {"torn_vertices", double(torn())});
   return r;

@@ -167,8 +167,16 @@ class PbdStepper final : public Stepper {
   // vertex id, triangle), projected with k = 1 after the other constraints of each sweep,
   // Jacobi with averaging over the pairs from the same positions at every rank (ranks > 1:
   // the positions of all vertices gathered, xg_). Corrections apply to owned vertices.
-  void find_self_collisions();
-  void project_self(double* x, bool last_sweep);
+  void find_self_collisions(bool vertex_pairs);  // true: vertex-triangle pairs (prediction); false: edge pairs
+  int project_self(double* x, bool last_sweep);  // active pairs here
+  void settle_self(double* x);
+  void failsafe_self(double* x);
+  void self_friction_(const std::vector<double>& vstar);
+  std::vector<char> sc_hit_vt_, sc_hit_ee_;  // per pair: projected in this substep
+  std::vector<double> sc_vg_, sc_pg_;      // velocities (then gathered), predictions gathered
+  std::vector<std::array<int, 2>> sc_crossings_;
+  std::vector<char> sc_reverted_;           // per vertex (solver ids): sent back this substep
+  long self_reverted_ = 0;                  // vertices sent back, summed over substeps
   bool self_ = false, any_self_pairs_ = false;
   std::vector<Tri> sc_tris_;
   VertexRings sc_rings_;
@@ -176,6 +184,9 @@ class PbdStepper final : public Stepper {
   std::vector<double> w_global_, xg0_, xg_;  // global (solver ids), 3 per vertex
   std::vector<int> gather_counts_, gather_displs_;
   std::vector<SelfCollisionPair> self_pairs_;
+  std::vector<Edge> sc_edges_;       // the self-colliding sheets' edges, in input order
+  std::vector<int> sc_edge_own_;     // those with a vertex on this rank
+  std::vector<SelfCollisionEdgePair> edge_pairs_;
   std::vector<double> sc_acc_;
   std::vector<int> sc_cnt_;
   long self_contacts_ = 0;                  // active pairs at the last sweep, summed over substeps

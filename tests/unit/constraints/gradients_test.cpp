@@ -167,24 +167,36 @@ TEST(ConstraintGradients, Pressure) {
   check_gradient<Eigen::Dynamic>(f(8.0), flat, 1e-6, 1e-8);
 }
 
+// A collision constraint's gradient at 20 random stencils and at one near-degenerate one,
+// for both sides.
+template <class F>
+void check_collision_gradient(F&& constraint, unsigned seed, const Stencil3<4>& hard) {
+  std::mt19937 rng(seed);
+  for (int side : {1, -1}) {
+    for (int k = 0; k < 20; ++k)
+      check_gradient<4>([&](const Stencil3<4>& y, Stencil3<4>* g) { return constraint(y, 0.05, side, g); },
+                        test::random_stencil<4>(rng), 1e-6, 1e-6);
+    check_gradient<4>([&](const Stencil3<4>& y, Stencil3<4>* g) { return constraint(y, 0.01, side, g); }, hard,
+                      1e-9, 1e-5);
+  }
+}
+
 TEST(ConstraintGradients, PointTriangleCollision) {
-  std::mt19937 rng(7);
-  for (int side : {1, -1})
-    for (int k = 0; k < 20; ++k) {
-      const Stencil3<4> x = test::random_stencil<4>(rng);
-      check_gradient<4>([side](const Stencil3<4>& y, Stencil3<4>* g) {
-        return point_triangle_collision_constraint(y, 0.05, side, g);
-      }, x, 1e-6, 1e-6);
-    }
-  // Point nearly in the plane, and a thin triangle (height 1e-4).
+  // Hard case: the point nearly in the plane, and a thin triangle (height 1e-4).
   Stencil3<4> x;
   x << 0.3, 0, 1, 0.2,  //
       0.2, 0, 0, 1e-4,  //
       1e-9, 0, 0.1, 0;
-  for (int side : {1, -1})
-    check_gradient<4>([side](const Stencil3<4>& y, Stencil3<4>* g) {
-      return point_triangle_collision_constraint(y, 0.01, side, g);
-    }, x, 1e-9, 1e-5);
+  check_collision_gradient(point_triangle_collision_constraint, 7, x);
+}
+
+TEST(ConstraintGradients, EdgeEdgeCollision) {
+  // Hard case: nearly touching, nearly parallel (5 degrees) edges.
+  Stencil3<4> x;
+  x << 0, 1, 0, 0.9962,  //
+      0, 0, 1e-9, 1e-9,  //
+      0, 0, 0.2, 0.2 + 0.0872;
+  check_collision_gradient(edge_edge_collision_constraint, 8, x);
 }
 
 TEST(ConstraintGradients, StaticObstacle) {

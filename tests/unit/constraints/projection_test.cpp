@@ -56,6 +56,10 @@ TEST(ConstraintProjection, InternalConstraintsConserveMomentum) {
       check_momentum<4>([side](const Stencil3<4>& x, Stencil3<4>* g) {
         return point_triangle_collision_constraint(x, 0.2, side, g);
       }, test::random_stencil<4>(rng), rng);
+    for (int side : {1, -1})
+      check_momentum<4>([side](const Stencil3<4>& x, Stencil3<4>* g) {
+        return edge_edge_collision_constraint(x, 0.2, side, g);
+      }, test::random_stencil<4>(rng), rng);
   }
 }
 

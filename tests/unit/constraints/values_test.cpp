@@ -180,6 +180,33 @@ TEST(ConstraintValues, Collision) {
   x.col(3) = Vec3(2, 0, 0);
   EXPECT_EQ(point_triangle_collision_constraint(x, 0.1, 1, &g), -0.1);
   EXPECT_EQ(g.cwiseAbs().maxCoeff(), 0.0);
+  // Edge-edge: a along x at z = 0.3, b along y through the origin: N = x cross y = +z, r = a0
+  // - b0 = (-0.5, -0.5, 0.3) - (0, -0.5, 0) so the lines are 0.3 apart, a above b.
+  x.col(0) = Vec3(-0.5, -0.5, 0.3);
+  x.col(1) = Vec3(0.5, -0.5, 0.3);
+  x.col(2) = Vec3(0, -0.5, 0);
+  x.col(3) = Vec3(0, 0.5, 0);
+  EXPECT_NEAR(edge_edge_collision_constraint(x, 0.1, +1, &g), 0.2, 1e-15);
+  // Closest points: a's midpoint over b's start (s = 1/2, t = 0): the gradient splits the
+  // push by those weights, +z on a, -z on b.
+  EXPECT_NEAR((g.col(0) - Vec3(0, 0, 0.5)).norm(), 0.0, 1e-15);
+  EXPECT_NEAR((g.col(1) - Vec3(0, 0, 0.5)).norm(), 0.0, 1e-15);
+  EXPECT_NEAR((g.col(2) - Vec3(0, 0, -1)).norm(), 0.0, 1e-15);
+  EXPECT_NEAR(g.col(3).norm(), 0.0, 1e-15);
+  double s = 0, t = 0;
+  ASSERT_TRUE(edge_edge_line_parameters(x.col(0), x.col(1), x.col(2), x.col(3), &s, &t));
+  EXPECT_DOUBLE_EQ(s, 0.5);
+  EXPECT_DOUBLE_EQ(t, 0.0);
+  EXPECT_NEAR(edge_edge_collision_constraint(x, 0.1, -1, &g), -0.4, 1e-15);
+  // Swapping the edges leaves the signed distance unchanged (r and N both flip).
+  Stencil3<4> y;
+  y << x.col(2), x.col(3), x.col(0), x.col(1);
+  EXPECT_NEAR(edge_edge_collision_constraint(y, 0.1, +1, nullptr), 0.2, 1e-15);
+  // Parallel edges: no common normal, C = -h and no gradient.
+  x.col(3) = Vec3(1, -0.5, 0);
+  EXPECT_EQ(edge_edge_collision_constraint(x, 0.1, 1, &g), -0.1);
+  EXPECT_EQ(g.cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_FALSE(edge_edge_line_parameters(x.col(0), x.col(1), x.col(2), x.col(3), &s, &t));
   Vec3 gp;
   EXPECT_DOUBLE_EQ(static_obstacle_constraint(Vec3(1, 2, 3), Vec3(0, 0, 1), Vec3(0, 0, 1), 0.5, &gp), 1.5);
   EXPECT_EQ(gp, Vec3(0, 0, 1));

@@ -120,6 +120,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   // where the bytes per vertex go (bench/results/memory.md).
   NamedValues memory_phases;
   auto mark = [&](const char* phase) {
+    release_free_heap();
     memory_phases.emplace_back(std::string("rss_") + phase + "_MB", current_rss_bytes() / 1048576.0);
     memory_phases.emplace_back(std::string("hwm_") + phase + "_MB", peak_rss_bytes() / 1048576.0);
   };

@@ -307,17 +307,18 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   for (int o : tetobj) lumped_by_volume[o] = 1;
   s.triangles.reserve(tris.size());
   s.triangle_object.reserve(tris.size());
-  s.triangle_warp.reserve(tris.size());
-  s.triangle_rest.reserve(tris.size());
+  const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
+  if (any_warp) s.triangle_warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
     Tri tri{s.solver_of_input[tris[t][0]], s.solver_of_input[tris[t][1]], s.solver_of_input[tris[t][2]]};
     s.triangles.push_back(tri);
     s.triangle_object.push_back(tobj[t]);
-    s.triangle_warp.push_back(twarp[t]);
-    s.triangle_rest.push_back(make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]));
+    if (any_warp) s.triangle_warp.push_back(twarp[t]);
+    // (also the check that no rest triangle is degenerate: make_tri_rest throws)
+    const double area = make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]).area;
     const MaterialSpec& mat = spec.objects[tobj[t]].material;
     if (lumped_by_volume[tobj[t]]) continue;
-    const double m3 = mat.density * mat.thickness * s.triangle_rest.back().area / 3.0;
+    const double m3 = mat.density * mat.thickness * area / 3.0;
     for (int v : tri) s.mass[v] += m3;
   }
   std::vector<Tri>().swap(tris);

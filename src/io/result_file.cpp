@@ -699,6 +699,7 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
     b.first_vertex = std::max(first[o], 0LL);
     b.num_vertices = count[o];
     std::vector<long long> topo = xdmf_topology(cells[o], b.first_vertex, b);
+    cells[o] = ObjectCells{};  // (one object's cells and topology at a time beside the rest)
     if (topologies) (*topologies)[o] = std::move(topo);
     b.view_group = "/view/object" + std::to_string(o);
     if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
@@ -711,17 +712,22 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
 }  // namespace
 
 void ResultFile::write_view() {
+  // Rank 0 writes (write_replicated): only it keeps the topologies, the other ranks pass
+  // the sizes; each object's arrays are freed once written.
+  const bool writer = lv_.rank == 0;
   std::vector<std::vector<long long>> topologies;
-  const std::vector<XdmfBlock> blocks = object_blocks(scene_, &topologies);
+  blocks_ = object_blocks(scene_, writer ? &topologies : nullptr);
+  const std::vector<XdmfBlock>& blocks = blocks_;
   hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   set_attr_string(view, "about", "per-object connectivity (object-local vertex ids) read by the .xdmf beside this file");
   for (size_t o = 0; o < blocks.size(); ++o) {
     const XdmfBlock& b = blocks[o];
-    const std::vector<long long>& topo = topologies[o];
+    std::vector<long long> topo;
+    if (writer) topo.swap(topologies[o]);
     hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(topo.size())}, lv_.rank);
-    const std::vector<int> ids(b.num_cells, static_cast<int>(o));
-    write_replicated(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(ids.size())}, lv_.rank);
+    write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(b.topology_size)}, lv_.rank);
+    const std::vector<int> ids(writer ? b.num_cells : 0, static_cast<int>(o));
+    write_replicated(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(b.num_cells)}, lv_.rank);
     set_attr_string(g, "name", scene_.objects[o].name);
     H5Gclose(g);
   }
@@ -746,7 +752,7 @@ void ResultFile::write_xdmf() const {
   if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
   H5Dclose(ts);
   L.stats = stat_names(file_);
-  L.blocks = object_blocks(scene_, nullptr);
+  L.blocks = blocks_.empty() ? object_blocks(scene_, nullptr) : blocks_;  // (restart: not built yet)
   std::ofstream(xdmf) << xdmf_text(L);
 }
 

@@ -677,6 +677,12 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
   // draws from the tets anyway (the cell count is the tet count).
   std::vector<char> has_tets(O, 0);
   for (int o : scene.tet_object) has_tets[o] = 1;
+  {
+    // Exact sizes (no growth slack beside rank 0's /mesh writes).
+    std::vector<size_t> nt(O, 0);
+    for (int o : scene.triangle_object) nt[o] += has_tets[o] ? 0 : 3;
+    for (size_t o = 0; o < O; ++o) cells[o].triangles.reserve(nt[o]);
+  }
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const int o = scene.triangle_object[t];
     if (has_tets[o]) continue;

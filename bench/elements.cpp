@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
         for (long k = 0; k < s_tri; ++k) {
           const Tri& t = scene.triangles[lv.triangles[k]];
           const Vec9 xe = gather<3>(xs, t.data());
-          const TriRest& tr = scene.triangle_rest[lv.triangles[k]];
+          const TriRest tr = scene.triangle_rest(lv.triangles[k]);
           acc += op.stvk ? membrane_stvk(xe, tr, smp, &g, &H, true) : membrane_neo_hookean(xe, tr, smp, &g, &H, true);
           if (op.strain_limit > 0)
             acc += strain_limit(xe, tr, StrainLimitParams{op.strain_limit, op.strain_threshold, 1e3, tr.area * op.thickness},

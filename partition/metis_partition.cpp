@@ -10,25 +10,47 @@
 namespace weft {
 
 VertexGraph build_vertex_graph(int n, const std::vector<std::vector<int>>& elements) {
-  // Collect directed pairs, sort, unique: O(E log E) and no per-vertex containers.
-  std::vector<std::pair<int, int>> pairs;
-  size_t guess = 0;
-  for (const auto& e : elements) guess += e.size() * (e.size() - 1);
-  pairs.reserve(guess);
-  for (const auto& e : elements)
-    for (size_t a = 0; a < e.size(); ++a)
-      for (size_t b = 0; b < e.size(); ++b)
-        if (a != b && e[a] != e[b]) pairs.emplace_back(e[a], e[b]);
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  FlatElements flat;
+  for (const auto& e : elements) flat.add(e.data(), static_cast<int>(e.size()));
+  return build_vertex_graph(n, flat);
+}
+
+VertexGraph build_vertex_graph(int n, const FlatElements& elements) {
+  // Upper bound of each row (every other vertex of every element it is in), filled, then
+  // each row sorted and made unique in place and the rows packed: O(E log deg) and two
+  // arrays of the bound's size at most.
   VertexGraph g;
-  g.xadj.assign(n + 1, 0);
-  g.adjncy.reserve(pairs.size());
-  for (auto& [a, b] : pairs) {
-    ++g.xadj[a + 1];
-    g.adjncy.push_back(b);
+  std::vector<long> bound(static_cast<size_t>(n) + 1, 0);
+  const long ne = elements.size();
+  for (long k = 0; k < ne; ++k) {
+    const long b = elements.start[k], e = elements.start[k + 1];
+    for (long a = b; a < e; ++a) bound[elements.vertices[a] + 1] += e - b - 1;
   }
-  std::partial_sum(g.xadj.begin(), g.xadj.end(), g.xadj.begin());
+  for (int v = 0; v < n; ++v) bound[v + 1] += bound[v];
+  std::vector<int> row(bound[n]);
+  {
+    std::vector<long> fill(bound.begin(), bound.end() - 1);
+    for (long k = 0; k < ne; ++k) {
+      const long b = elements.start[k], e = elements.start[k + 1];
+      for (long a = b; a < e; ++a)
+        for (long c = b; c < e; ++c) {
+          const int va = elements.vertices[a], vc = elements.vertices[c];
+          if (a != c && va != vc) row[fill[va]++] = vc;
+        }
+    }
+    g.xadj.assign(static_cast<size_t>(n) + 1, 0);
+    long out = 0;
+    for (int v = 0; v < n; ++v) {
+      auto first = row.begin() + bound[v], last = row.begin() + fill[v];
+      std::sort(first, last);
+      last = std::unique(first, last);
+      for (auto it = first; it != last; ++it) row[out++] = *it;
+      g.xadj[v + 1] = static_cast<int>(out);
+    }
+    row.resize(out);
+  }
+  row.shrink_to_fit();
+  g.adjncy = std::move(row);
   return g;
 }
 

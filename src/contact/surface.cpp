@@ -159,6 +159,10 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
     if (codim[v]) s.codim_vertices.push_back(v);
     if (codim[v] == 2) s.points.push_back(v);
   }
+  // Kept for the run: no growth slack (edges ~3 per cloth vertex, appended one by one).
+  for (auto* a : {&s.vertices, &s.codim_vertices, &s.points, &s.edge_object}) a->shrink_to_fit();
+  s.edges.shrink_to_fit();
+  s.edge_offset.shrink_to_fit();
   return s;
 }
 

@@ -27,6 +27,8 @@ std::int64_t peak_rss_bytes() { return proc_kb("/proc/self/status", "VmHWM"); }
 std::int64_t current_rss_bytes() { return proc_kb("/proc/self/status", "VmRSS"); }
 std::int64_t node_memory_bytes() { return proc_kb("/proc/meminfo", "MemTotal"); }
 
+void release_free_heap() { malloc_trim(0); }
+
 bool reset_peak_rss() {
   malloc_trim(0);
   std::FILE* f = std::fopen("/proc/self/clear_refs", "w");

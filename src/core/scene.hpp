@@ -56,10 +56,16 @@ struct Scene {
   // The mesh: every object's triangles (collision surface, output), case order, solver ids.
   std::vector<Tri> triangles;
   std::vector<int> triangle_object;
-  std::vector<TriRest> triangle_rest;  // lumped masses
+  // Triangle t's rest data, from the rest positions (make_tri_rest, the same bits as the
+  // build computed; not stored: 40 bytes a triangle, ~80 per cloth vertex, on every rank).
+  TriRest triangle_rest(size_t t) const {
+    return make_tri_rest(rest[triangles[t][0]], rest[triangles[t][1]], rest[triangles[t][2]]);
+  }
   // Per triangle, the warp direction of an orthotropic shell in the rest frame (unit, in the
   // rest triangle's plane, as its membrane term uses it); zero for every other triangle.
+  // Empty when the scene has no orthotropic shell (warp_of is then zero everywhere).
   std::vector<Vec3> triangle_warp;
+  Vec3 warp_of(size_t t) const { return triangle_warp.empty() ? Vec3::Zero() : triangle_warp[t]; }
   // Codimensional primitives (C-IPC sec. 3), case order, solver ids: rod segments (edges on
   // no triangle) and isolated particle vertices, each with its object. With the triangles
   // they make the collision surface and the result file's /mesh/segments, /mesh/points.

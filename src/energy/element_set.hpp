@@ -29,11 +29,22 @@ struct ElementSet {
   // new term brings its rest data in its own file.
   template <class R>
   std::vector<R>& rest() {
-    if (!rest_) rest_ = std::make_shared<std::vector<R>>(), rest_type_ = &typeid(R);
+    if (!rest_) {
+      rest_ = std::make_shared<std::vector<R>>(), rest_type_ = &typeid(R);
+      shrink_rest_ = [](void* p) { static_cast<std::vector<R>*>(p)->shrink_to_fit(); };
+    }
     return *static_cast<std::vector<R>*>(checked(typeid(R)));
   }
   // Whether the rest data is of type R (a method that reads a set's rest data itself, as
   // pd reads the springs', checks this first).
+  // Drop the growth slack of every array (the builders append stencil by stencil, which
+  // leaves up to 2x capacity for the run): called once the set is complete.
+  void shrink_to_fit() {
+    vertices.shrink_to_fit();
+    object.shrink_to_fit();
+    triangle.shrink_to_fit();
+    if (rest_) shrink_rest_(rest_.get());
+  }
   template <class R>
   bool holds() const {
     return rest_ && *rest_type_ == typeid(R);
@@ -50,6 +61,7 @@ struct ElementSet {
   }
   std::shared_ptr<void> rest_;  // std::vector<R>, immutable once built (shared by copies)
   const std::type_info* rest_type_ = nullptr;
+  void (*shrink_rest_)(void*) = nullptr;
 };
 
 // The stencils of one set evaluated on this rank: those whose first vertex it owns.

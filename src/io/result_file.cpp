@@ -288,75 +288,64 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
 
   const int n = scene.num_vertices;
   const size_t T = scene.triangles.size();
-  std::vector<double> rest(3 * n);
-  std::vector<int> obj(n), part(n);
-  for (int i = 0; i < n; ++i) {
-    const int v = scene.solver_of_input[i];
-    for (int d = 0; d < 3; ++d) rest[3 * i + d] = scene.rest[v][d];
-    obj[i] = scene.vertex_object[v];
-    part[i] = scene.partition[v];
-  }
-  std::vector<long long> tris(3 * T);
-  std::vector<double> toff(T), tlim(T);
-  for (size_t t = 0; t < T; ++t) {
-    for (int a = 0; a < 3; ++a) tris[3 * t + a] = scene.input_of_solver[scene.triangles[t][a]];
-    const ObjectParams& op = scene.objects[scene.triangle_object[t]];
-    toff[t] = op.offset;
-    tlim[t] = op.kind == ObjectKind::Shell ? op.strain_limit : 0.0;
-  }
+  // Rank 0 writes /mesh (write_replicated): only it fills the arrays, each one just before
+  // its dataset and freed right after, so no rank holds the whole mesh in file layout.
+  const bool writer = lv.rank == 0;
   hid_t mesh = H5Gcreate2(file_, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  write_replicated(mesh, "rest_positions", H5T_NATIVE_DOUBLE, rest, {hsize_t(n), 3}, lv.rank);
-  write_replicated(mesh, "object_id", H5T_NATIVE_INT, obj, {hsize_t(n)}, lv.rank);
-  write_replicated(mesh, "partition", H5T_NATIVE_INT, part, {hsize_t(n)}, lv.rank);
-  write_replicated(mesh, "triangles", H5T_NATIVE_LLONG, tris, {hsize_t(T), 3}, lv.rank);
-  write_replicated(mesh, "triangle_offset", H5T_NATIVE_DOUBLE, toff, {hsize_t(T)}, lv.rank);
-  write_replicated(mesh, "strain_limit", H5T_NATIVE_DOUBLE, tlim, {hsize_t(T)}, lv.rank);
+  // Per vertex (input order) or per element: `fill(i)` gives entry i's `per` values.
+  auto write_mesh = [&](const char* name, hid_t type, auto zero, size_t count, int per, auto&& fill) {
+    std::vector<decltype(zero)> a(writer ? count * per : 0);
+    if (writer)
+      for (size_t i = 0; i < count; ++i) fill(i, a.data() + i * per);
+    std::vector<hsize_t> dims{hsize_t(count)};
+    if (per > 1) dims.push_back(hsize_t(per));
+    write_replicated(mesh, name, type, a, dims, lv.rank);
+  };
+  write_mesh("rest_positions", H5T_NATIVE_DOUBLE, 0.0, n, 3, [&](size_t i, double* o) {
+    for (int d = 0; d < 3; ++d) o[d] = scene.rest[scene.solver_of_input[i]][d];
+  });
+  write_mesh("object_id", H5T_NATIVE_INT, 0, n, 1,
+             [&](size_t i, int* o) { *o = scene.vertex_object[scene.solver_of_input[i]]; });
+  write_mesh("partition", H5T_NATIVE_INT, 0, n, 1,
+             [&](size_t i, int* o) { *o = scene.partition[scene.solver_of_input[i]]; });
+  write_mesh("triangles", H5T_NATIVE_LLONG, 0LL, T, 3, [&](size_t t, long long* o) {
+    for (int a = 0; a < 3; ++a) o[a] = scene.input_of_solver[scene.triangles[t][a]];
+  });
+  auto tri_param = [&](size_t t) -> const ObjectParams& { return scene.objects[scene.triangle_object[t]]; };
+  write_mesh("triangle_offset", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) { *o = tri_param(t).offset; });
+  write_mesh("strain_limit", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) {
+    *o = tri_param(t).kind == ObjectKind::Shell ? tri_param(t).strain_limit : 0.0;
+  });
   // Orthotropic shells (issue 19): rest-frame warp direction and the stretch-ratio limits
   // along warp and weft per triangle (zeros elsewhere / where no such limit).
-  {
-    std::vector<double> warp(3 * T), lw(T), lf(T);
-    for (size_t t = 0; t < T; ++t) {
-      const ObjectParams& op = scene.objects[scene.triangle_object[t]];
-      const Vec3& d = scene.triangle_warp[t];
-      for (int a = 0; a < 3; ++a) warp[3 * t + a] = d[a];
-      const bool aniso = d.squaredNorm() > 0;
-      lw[t] = aniso ? op.limit_warp : 0.0;
-      lf[t] = aniso ? op.limit_weft : 0.0;
-    }
-    write_replicated(mesh, "warp_direction", H5T_NATIVE_DOUBLE, warp, {hsize_t(T), 3}, lv.rank);
-    write_replicated(mesh, "strain_limit_warp", H5T_NATIVE_DOUBLE, lw, {hsize_t(T)}, lv.rank);
-    write_replicated(mesh, "strain_limit_weft", H5T_NATIVE_DOUBLE, lf, {hsize_t(T)}, lv.rank);
-  }
+  write_mesh("warp_direction", H5T_NATIVE_DOUBLE, 0.0, T, 3, [&](size_t t, double* o) {
+    for (int a = 0; a < 3; ++a) o[a] = scene.warp_of(t)[a];
+  });
+  write_mesh("strain_limit_warp", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) {
+    *o = scene.warp_of(t).squaredNorm() > 0 ? tri_param(t).limit_warp : 0.0;
+  });
+  write_mesh("strain_limit_weft", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) {
+    *o = scene.warp_of(t).squaredNorm() > 0 ? tri_param(t).limit_weft : 0.0;
+  });
   // Stitch pairs (issue 19 point 3), case order, input vertex ids: welded pairs are one
   // vertex written twice at the same position; /frames/stats/welded counts them per frame.
-  {
-    std::vector<long long> st(2 * scene.stitches_input.size());
-    for (size_t k = 0; k < scene.stitches_input.size(); ++k)
-      for (int a = 0; a < 2; ++a) st[2 * k + a] = scene.stitches_input[k][a];
-    write_replicated(mesh, "stitches", H5T_NATIVE_LLONG, st, {hsize_t(scene.stitches_input.size()), 2}, lv.rank);
-  }
+  write_mesh("stitches", H5T_NATIVE_LLONG, 0LL, scene.stitches_input.size(), 2, [&](size_t k, long long* o) {
+    for (int a = 0; a < 2; ++a) o[a] = scene.stitches_input[k][a];
+  });
   // Rod segments and particles, case order, input vertex ids (empty datasets without them).
-  const size_t S = scene.segments.size(), P = scene.points.size();
-  std::vector<long long> segs(2 * S), pts(P);
-  std::vector<double> soff(S), poff(P);
-  for (size_t k = 0; k < S; ++k) {
-    for (int a = 0; a < 2; ++a) segs[2 * k + a] = scene.input_of_solver[scene.segments[k][a]];
-    soff[k] = scene.objects[scene.segment_object[k]].offset;
-  }
-  for (size_t k = 0; k < P; ++k) {
-    pts[k] = scene.input_of_solver[scene.points[k]];
-    poff[k] = scene.objects[scene.point_object[k]].offset;
-  }
-  write_replicated(mesh, "segments", H5T_NATIVE_LLONG, segs, {hsize_t(S), 2}, lv.rank);
-  write_replicated(mesh, "segment_offset", H5T_NATIVE_DOUBLE, soff, {hsize_t(S)}, lv.rank);
-  write_replicated(mesh, "points", H5T_NATIVE_LLONG, pts, {hsize_t(P)}, lv.rank);
-  write_replicated(mesh, "point_offset", H5T_NATIVE_DOUBLE, poff, {hsize_t(P)}, lv.rank);
+  write_mesh("segments", H5T_NATIVE_LLONG, 0LL, scene.segments.size(), 2, [&](size_t k, long long* o) {
+    for (int a = 0; a < 2; ++a) o[a] = scene.input_of_solver[scene.segments[k][a]];
+  });
+  write_mesh("segment_offset", H5T_NATIVE_DOUBLE, 0.0, scene.segments.size(), 1,
+             [&](size_t k, double* o) { *o = scene.objects[scene.segment_object[k]].offset; });
+  write_mesh("points", H5T_NATIVE_LLONG, 0LL, scene.points.size(), 1,
+             [&](size_t k, long long* o) { *o = scene.input_of_solver[scene.points[k]]; });
+  write_mesh("point_offset", H5T_NATIVE_DOUBLE, 0.0, scene.points.size(), 1,
+             [&](size_t k, double* o) { *o = scene.objects[scene.point_object[k]].offset; });
   // Volume elements, case order, input vertex ids (positively oriented at rest).
-  const size_t K = scene.tets.size();
-  std::vector<long long> tets(4 * K);
-  for (size_t k = 0; k < K; ++k)
-    for (int a = 0; a < 4; ++a) tets[4 * k + a] = scene.input_of_solver[scene.tets[k][a]];
-  write_replicated(mesh, "tets", H5T_NATIVE_LLONG, tets, {hsize_t(K), 4}, lv.rank);
+  write_mesh("tets", H5T_NATIVE_LLONG, 0LL, scene.tets.size(), 4, [&](size_t k, long long* o) {
+    for (int a = 0; a < 4; ++a) o[a] = scene.input_of_solver[scene.tets[k][a]];
+  });
   // Object names and kinds, one per line in case order (object_id indexes them).
   std::string names, kinds;
   for (size_t o = 0; o < scene.objects.size(); ++o) {
@@ -526,7 +515,7 @@ void ResultFile::torn_strain_ratios(const std::vector<double>& natural, const st
 // limit and along weft / its limit. The rest shape is frame 0's (after a tear too).
 double ResultFile::strain_ratio(int t, const Vec9& xt) const {
   const ObjectParams& op = scene_.objects[scene_.triangle_object[t]];
-  const Vec3& warp = scene_.triangle_warp[t];
+  const Vec3 warp = scene_.warp_of(t);
   if (warp.squaredNorm() > 0 && (op.limit_warp > 0 || op.limit_weft > 0)) {
     const Tri& tg = scene_.triangles[t];
     const Vec2 s =
@@ -534,7 +523,7 @@ double ResultFile::strain_ratio(int t, const Vec9& xt) const {
     return std::max(op.limit_warp > 0 ? s[0] / op.limit_warp : 0.0, op.limit_weft > 0 ? s[1] / op.limit_weft : 0.0);
   }
   const double limit = op.strain_limit;
-  return max_singular_value(xt, scene_.triangle_rest[t]) / (limit > 0 ? limit : 1.0);
+  return max_singular_value(xt, scene_.triangle_rest(t)) / (limit > 0 ? limit : 1.0);
 }
 
 void ResultFile::to_natural(Vec x, std::vector<double>& out) {
@@ -688,6 +677,12 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
   // draws from the tets anyway (the cell count is the tet count).
   std::vector<char> has_tets(O, 0);
   for (int o : scene.tet_object) has_tets[o] = 1;
+  {
+    // Exact sizes (no growth slack beside rank 0's /mesh writes).
+    std::vector<size_t> nt(O, 0);
+    for (int o : scene.triangle_object) nt[o] += has_tets[o] ? 0 : 3;
+    for (size_t o = 0; o < O; ++o) cells[o].triangles.reserve(nt[o]);
+  }
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const int o = scene.triangle_object[t];
     if (has_tets[o]) continue;
@@ -710,6 +705,7 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
     b.first_vertex = std::max(first[o], 0LL);
     b.num_vertices = count[o];
     std::vector<long long> topo = xdmf_topology(cells[o], b.first_vertex, b);
+    cells[o] = ObjectCells{};  // (one object's cells and topology at a time beside the rest)
     if (topologies) (*topologies)[o] = std::move(topo);
     b.view_group = "/view/object" + std::to_string(o);
     if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
@@ -722,17 +718,22 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
 }  // namespace
 
 void ResultFile::write_view() {
+  // Rank 0 writes (write_replicated): only it keeps the topologies, the other ranks pass
+  // the sizes; each object's arrays are freed once written.
+  const bool writer = lv_.rank == 0;
   std::vector<std::vector<long long>> topologies;
-  const std::vector<XdmfBlock> blocks = object_blocks(scene_, &topologies);
+  blocks_ = object_blocks(scene_, writer ? &topologies : nullptr);
+  const std::vector<XdmfBlock>& blocks = blocks_;
   hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   set_attr_string(view, "about", "per-object connectivity (object-local vertex ids) read by the .xdmf beside this file");
   for (size_t o = 0; o < blocks.size(); ++o) {
     const XdmfBlock& b = blocks[o];
-    const std::vector<long long>& topo = topologies[o];
+    std::vector<long long> topo;
+    if (writer) topo.swap(topologies[o]);
     hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(topo.size())}, lv_.rank);
-    const std::vector<int> ids(b.num_cells, static_cast<int>(o));
-    write_replicated(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(ids.size())}, lv_.rank);
+    write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(b.topology_size)}, lv_.rank);
+    const std::vector<int> ids(writer ? b.num_cells : 0, static_cast<int>(o));
+    write_replicated(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(b.num_cells)}, lv_.rank);
     set_attr_string(g, "name", scene_.objects[o].name);
     H5Gclose(g);
   }
@@ -757,7 +758,7 @@ void ResultFile::write_xdmf() const {
   if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
   H5Dclose(ts);
   L.stats = stat_names(file_);
-  L.blocks = object_blocks(scene_, nullptr);
+  L.blocks = blocks_.empty() ? object_blocks(scene_, nullptr) : blocks_;  // (restart: not built yet)
   std::ofstream(xdmf) << xdmf_text(L);
 }
 

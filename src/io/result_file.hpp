@@ -13,6 +13,7 @@
 
 #include "core/named_values.hpp"
 #include "core/scene.hpp"
+#include "io/xdmf.hpp"
 #include "parallel/local_view.hpp"
 
 namespace weft {
@@ -75,6 +76,7 @@ class ResultFile {
   VecScatter scatter_ = nullptr;
   bool velocities_ = false, strain_ratio_ = false;  // optional per-frame fields in the file
   bool torn_ = false;                               // /frames/triangles (tearing)
+  std::vector<XdmfBlock> blocks_;  // per object, from write_view (OUT.xdmf reuses them)
   int tri_begin_ = 0, tri_end_ = 0;                 // natural (case order) block of triangles
   Vec tri_local_ = nullptr, tri_natural_ = nullptr;
   VecScatter tri_scatter_ = nullptr;

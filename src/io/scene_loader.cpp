@@ -178,14 +178,18 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
 
   // 2. METIS on the vertex graph: the mesh triangles (obstacles join the cloth beside them
   // through it) + every set's stencils (the Hessian's pattern).
-  std::vector<std::vector<int>> elems;
-  elems.reserve(tris.size());
-  for (const Tri& t : tris) elems.push_back({t[0], t[1], t[2]});
-  for (const ElementSet& set : sets)
-    for (int k = 0; k < set.size(); ++k) elems.emplace_back(set.stencil(k), set.stencil(k) + set.arity);
-  // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
-  for (const auto& p : stitch_pairs) elems.push_back({p[0], p[1]});
-  VertexGraph g = build_vertex_graph(n, elems);
+  // One rank needs no graph: every vertex is its own (the graph and its element list were
+  // the largest transient arrays of a one-rank build, ~0.9 KB per cloth vertex).
+  VertexGraph g;
+  if (ranks > 1) {
+    FlatElements elems;
+    for (const Tri& t : tris) elems.add(t.data(), 3);
+    for (const ElementSet& set : sets)
+      for (int k = 0; k < set.size(); ++k) elems.add(set.stencil(k), set.arity);
+    // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
+    for (const auto& p : stitch_pairs) elems.add(p.data(), 2);
+    g = build_vertex_graph(n, elems);
+  }
   // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
   // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
   // rank could get a whole obstacle and the other rank most of the cloth.
@@ -201,7 +205,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     for (const ElementSet& set : sets)
       for (int k = 0; k < set.size(); ++k)
         work[set.stencil(k)[0]] += set.term->cost > 0 ? set.term->cost : static_cast<long>(set.arity) * set.arity;
-    for (int i = 0; i < n; ++i) work[i] += 1 + (g.xadj[i + 1] - g.xadj[i]);
+    for (int i = 0; i < n; ++i) work[i] += 1 + (ranks > 1 ? g.xadj[i + 1] - g.xadj[i] : 0);
     for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : static_cast<int>(std::min<long>(work[i], 1 << 20));
   } else {
     for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
@@ -227,7 +231,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
                     (options.partitioner == Partitioner::automatic && dynamic_count > kParallelPartitionAbove));
   if (ptscotch) s.partitioner = "PT-Scotch";
   std::vector<int> part =
-      mesh_dynamic == 0 && !pts.empty()
+      ranks == 1 || (mesh_dynamic == 0 && !pts.empty())
           ? std::vector<int>(n, 0)
           : ptscotch ? partition_graph_parallel(g, ranks, &weight,
                                                 options.comm == MPI_COMM_NULL ? MPI_COMM_SELF : options.comm)
@@ -251,6 +255,10 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
     attach_kinematic_to_nearest(g, X, kinematic, part);
   }
+
+  g = VertexGraph{};  // partitioned: free the graph before the solver-order copies
+  std::vector<int>().swap(weight);
+  std::vector<char>().swap(is_point);
 
   // A spare goes with the vertex it shadows (spare k of an object: its vertex k): the
   // spares are spread as the object is, and a split often keeps the new vertex's rank.
@@ -285,6 +293,12 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     s.vertex_motion[v] = vmotion[i];
     s.partition[v] = part[i];
   }
+  // The input-order copies are done with (one copy of each per-vertex array at a time).
+  std::vector<Vec3>().swap(X);
+  std::vector<Vec3>().swap(V);
+  std::vector<int>().swap(vobj);
+  std::vector<int>().swap(vmotion);
+  std::vector<int>().swap(part);
 
   // 4. Elements in solver ids, rest data and lumped masses.
   s.mass.assign(n, 0.0);
@@ -292,17 +306,24 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::vector<char> lumped_by_volume(spec.objects.size(), 0);
   for (int o : tetobj) lumped_by_volume[o] = 1;
   s.triangles.reserve(tris.size());
+  s.triangle_object.reserve(tris.size());
+  const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
+  if (any_warp) s.triangle_warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
     Tri tri{s.solver_of_input[tris[t][0]], s.solver_of_input[tris[t][1]], s.solver_of_input[tris[t][2]]};
     s.triangles.push_back(tri);
     s.triangle_object.push_back(tobj[t]);
-    s.triangle_warp.push_back(twarp[t]);
-    s.triangle_rest.push_back(make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]));
+    if (any_warp) s.triangle_warp.push_back(twarp[t]);
+    // (also the check that no rest triangle is degenerate: make_tri_rest throws)
+    const double area = make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]).area;
     const MaterialSpec& mat = spec.objects[tobj[t]].material;
     if (lumped_by_volume[tobj[t]]) continue;
-    const double m3 = mat.density * mat.thickness * s.triangle_rest.back().area / 3.0;
+    const double m3 = mat.density * mat.thickness * area / 3.0;
     for (int v : tri) s.mass[v] += m3;
   }
+  std::vector<Tri>().swap(tris);
+  std::vector<int>().swap(tobj);
+  std::vector<Vec3>().swap(twarp);
   // Rods: rho pi r^2 per unit length, each segment's mass half to each end; particles:
   // rho 4/3 pi r^3 each.
   const double pi = 3.14159265358979323846;
@@ -341,6 +362,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   for (ElementSet& set : sets) {
     if (set.size() == 0) continue;  // no object for this term
     for (int& v : set.vertices) v = s.solver_of_input[v];
+    set.shrink_to_fit();
     s.element_sets.push_back(std::move(set));
   }
   // Stitch springs start at a quarter of the pair's inertia stiffness m / dt^2 (m the mean

@@ -62,6 +62,7 @@ std::vector<long long> xdmf_topology(const ObjectCells& c, long long first, Xdmf
       b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1, b.num_cells = b.num_vertices;
       for (long long v = 0; v < b.num_vertices; ++v) out.push_back(v);
     } else {
+      out.reserve(ids->size());
       for (long long v : *ids) out.push_back(v - first);
     }
   } else {

@@ -124,20 +124,33 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   const int frames = opt.frames >= 0 ? opt.frames : spec.frames;
   const int every = std::max(1, spec.output_every), cp_every = std::max(1, spec.checkpoint_every);
 
+  // Resident set (VmRSS) and peak (VmHWM) after each setup phase, for the rank summary:
+  // where the bytes per vertex go (bench/results/memory.md).
+  NamedValues memory_phases;
+  auto mark = [&](const char* phase) {
+    release_free_heap();
+    memory_phases.emplace_back(std::string("rss_") + phase + "_MB", current_rss_bytes() / 1048576.0);
+    memory_phases.emplace_back(std::string("hwm_") + phase + "_MB", peak_rss_bytes() / 1048576.0);
+  };
+  mark("start");
   auto tp = std::chrono::steady_clock::now();
   SceneOptions scene_options;
   scene_options.partitioner = partitioner_from_options();
   scene_options.comm = comm;
   Scene scene = build_scene(spec, ranks, scene_options);
   const double build_s = since(tp);
+  mark("build");
   tp = std::chrono::steady_clock::now();
   if (opt.restart.empty()) check_initial_configuration(scene, comm);
   const double check_s = since(tp);
+  mark("check");
   tp = std::chrono::steady_clock::now();
   LocalView lv = make_local_view(scene, comm);
+  mark("local_view");
   std::unique_ptr<Stepper> stepper_ptr = make_stepper(scene, lv);
   Stepper& stepper = *stepper_ptr;
   const double setup_s = since(tp);
+  mark("stepper");
   double output_s = 0;  // frames and checkpoints (not /mesh, not OUT.xdmf)
 
   RunSummary summary;
@@ -166,12 +179,14 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     tp = std::chrono::steady_clock::now();
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
     mesh_s = since(tp);
+    mark("mesh");
     NamedValues stats0 = stepper.start_stats();
     stats0.emplace_back("wall_s", 0.0);
     tp = std::chrono::steady_clock::now();
     out->write_frame(0.0, stepper.positions(), stepper.velocities(), stats0, stepper.triangles());
     out->write_checkpoint(0, 0.0, stepper.positions(), stepper.velocities(), stepper.save());
     output_s += since(tp);
+    mark("frame0");
     if (rank == 0 && opt.progress) {
       // Every primitive kind the scene holds, so a rod, particle or volume scene is not
       // announced as "0 triangles".
@@ -242,6 +257,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     for (const auto& nv : stepper.rank_totals()) mine.push_back(nv);
     for (const auto& nv : stage_sums) mine.push_back(nv);
     mine.insert(mine.end(), {{"build_s", build_s}, {"check_s", check_s}, {"setup_s", setup_s}});
+    mine.insert(mine.end(), memory_phases.begin(), memory_phases.end());
     const double out_s = max_over(comm, output_s);
     const double mb = double(out->bytes_written()) / 1048576.0;
     const NamedValues run = {{"vertices", double(scene.num_vertices)},

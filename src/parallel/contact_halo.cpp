@@ -48,24 +48,28 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   std::sort(support.begin(), support.end());
   support.erase(std::unique(support.begin(), support.end()), support.end());
   support_ = std::move(support);
-  mark_.assign(nv, 0);
-  known_mark_.assign(nv, 0);
-  // adjacency for the active lists (built once: storage of the whole surface)
-  vt_start_.assign(nv + 1, 0);
-  for (const Tri& t : surface_.triangles)
-    for (int v : t) ++vt_start_[v + 1];
-  for (int v = 0; v < nv; ++v) vt_start_[v + 1] += vt_start_[v];
-  vt_.resize(vt_start_[nv]);
-  {
-    std::vector<int> fill(vt_start_.begin(), vt_start_.end() - 1);
-    for (size_t t = 0; t < surface_.triangles.size(); ++t)
-      for (int v : surface_.triangles[t]) vt_[fill[v]++] = static_cast<int>(t);
+  // One rank never exchanges (its lists are the whole surface, below): no marks and no
+  // adjacency for the active lists.
+  if (ranks_ > 1) {
+    mark_.assign(nv, 0);
+    known_mark_.assign(nv, 0);
+    // adjacency for the active lists (built once: storage of the whole surface)
+    vt_start_.assign(nv + 1, 0);
+    for (const Tri& t : surface_.triangles)
+      for (int v : t) ++vt_start_[v + 1];
+    for (int v = 0; v < nv; ++v) vt_start_[v + 1] += vt_start_[v];
+    vt_.resize(vt_start_[nv]);
+    {
+      std::vector<int> fill(vt_start_.begin(), vt_start_.end() - 1);
+      for (size_t t = 0; t < surface_.triangles.size(); ++t)
+        for (int v : surface_.triangles[t]) vt_[fill[v]++] = static_cast<int>(t);
+    }
+    te_start_.assign(nv + 1, 0);
+    se_start_.assign(nv + 1, 0);
+    for (size_t e = 0; e < surface_.edges.size(); ++e)
+      ++(surface_.is_segment(static_cast<int>(e)) ? se_start_ : te_start_)[surface_.edges[e][0] + 1];
+    for (int v = 0; v < nv; ++v) te_start_[v + 1] += te_start_[v], se_start_[v + 1] += se_start_[v];
   }
-  te_start_.assign(nv + 1, 0);
-  se_start_.assign(nv + 1, 0);
-  for (size_t e = 0; e < surface_.edges.size(); ++e)
-    ++(surface_.is_segment(static_cast<int>(e)) ? se_start_ : te_start_)[surface_.edges[e][0] + 1];
-  for (int v = 0; v < nv; ++v) te_start_[v + 1] += te_start_[v], se_start_[v + 1] += se_start_[v];
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   if (ranks_ == 1) {
     // One rank knows every vertex for good: the lists are the whole surface, made once.

@@ -62,7 +62,9 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
     ls.local.reserve(static_cast<size_t>(set.arity) * ls.element.size());
     for (int k : ls.element)
       for (int a = 0; a < set.arity; ++a) ls.local.push_back(lv.local_of_global[set.stencil(k)[a]]);
+    ls.element.shrink_to_fit();  // (appended one by one: no growth slack kept for the run)
   }
+  lv.triangles.shrink_to_fit();
   return lv;
 }
 

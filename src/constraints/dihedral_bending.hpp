@@ -88,18 +88,20 @@ DihedralRest make_dihedral_rest(const Stencil3<4>& X);
 //   cB = ((1 - tB) q, tB q, 0, -q) with q = |e| / |nB|^2
 // (the formulas at the top), so sum_i w_i |grad_i|^2 needs only |nA|^2, |nB|^2 and nA . nB:
 //   |grad_i|^2 = cA[i]^2 |nA|^2 + cB[i]^2 |nB|^2 + 2 cA[i] cB[i] nA . nB.
-// Returns false for a degenerate hinge (zero gradient: the projection skips it); *C is set
-// either way. The same values as dihedral_bending_constraint + weighted_gradient_norm2 up to
-// rounding.
+// Also 1 / (denom + alpha_tilde) (alpha_tilde: XPBD's alpha / h^2, 0 for PBD), computed
+// before the angle so that the division overlaps atan2 instead of following it.
+// Returns false for a degenerate hinge (zero gradient) or denom = 0 (nothing can move): the
+// projection skips it; f.C is set either way. The same values as dihedral_bending_constraint
+// + weighted_gradient_norm2 up to rounding.
 struct DihedralFused {
-  double C, denom;
+  double C, denom, inv;
   double nA[3], nB[3];
   double cA[4], cB[4];
 };
 
 [[gnu::always_inline]] inline bool dihedral_bending_fused(const double* x0, const double* x1, const double* x2,
                                                           const double* x3, double psi0, const double* w,
-                                                          DihedralFused& f) {
+                                                          double alpha_tilde, DihedralFused& f) {
   const double e[3] = {x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]};
   const double a[3] = {x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]};
   const double b[3] = {x3[0] - x0[0], x3[1] - x0[1], x3[2] - x0[2]};
@@ -112,20 +114,23 @@ struct DihedralFused {
   const double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
   const double ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
   const double len = std::sqrt(ee);
+  const bool regular = ee > 0.0 && aa > 0.0 && bb > 0.0;
+  if (regular) {
+    const double r = len / aa, q = len / bb, inv_ee = 1.0 / ee;
+    const double tA = (a[0] * e[0] + a[1] * e[1] + a[2] * e[2]) * inv_ee;
+    const double tB = (b[0] * e[0] + b[1] * e[1] + b[2] * e[2]) * inv_ee;
+    f.cA[0] = (1.0 - tA) * r, f.cA[1] = tA * r, f.cA[2] = -r, f.cA[3] = 0.0;
+    f.cB[0] = (1.0 - tB) * q, f.cB[1] = tB * q, f.cB[2] = 0.0, f.cB[3] = -q;
+    auto norm2 = [&](int i) { return f.cA[i] * f.cA[i] * aa + f.cB[i] * f.cB[i] * bb + 2.0 * f.cA[i] * f.cB[i] * ab; };
+    f.denom = w[0] * norm2(0) + w[1] * norm2(1) + w[2] * (r * r * aa) + w[3] * (q * q * bb);
+    f.inv = 1.0 / (f.denom + alpha_tilde);
+  }
   const double psi = std::atan2(0.0 - len * (nA[0] * b[0] + nA[1] * b[1] + nA[2] * b[2]), ab);
   double c = psi - psi0;
   if (c > M_PI) c -= 2.0 * M_PI;
   if (c <= -M_PI) c += 2.0 * M_PI;
   f.C = c;
-  if (!(ee > 0.0 && aa > 0.0 && bb > 0.0)) return false;
-  const double r = len / aa, q = len / bb, inv_ee = 1.0 / ee;
-  const double tA = (a[0] * e[0] + a[1] * e[1] + a[2] * e[2]) * inv_ee;
-  const double tB = (b[0] * e[0] + b[1] * e[1] + b[2] * e[2]) * inv_ee;
-  f.cA[0] = (1.0 - tA) * r, f.cA[1] = tA * r, f.cA[2] = -r, f.cA[3] = 0.0;
-  f.cB[0] = (1.0 - tB) * q, f.cB[1] = tB * q, f.cB[2] = 0.0, f.cB[3] = -q;
-  auto norm2 = [&](int i) { return f.cA[i] * f.cA[i] * aa + f.cB[i] * f.cB[i] * bb + 2.0 * f.cA[i] * f.cB[i] * ab; };
-  f.denom = w[0] * norm2(0) + w[1] * norm2(1) + w[2] * (r * r * aa) + w[3] * (q * q * bb);
-  return true;
+  return regular && f.denom > 0.0;
 }
 
 }  // namespace weft

@@ -24,19 +24,21 @@ namespace weft {
 }
 
 // The same C for the PBD / XPBD sweeps, fused: d = x1 - x0, grad = (-d, d) / |d|, and
-// sum_i w_i |grad_i|^2 = w0 + w1 in closed form (|n| = 1). Returns false when |d| = 0
-// (zero gradient: the projection skips it); *C is set either way.
+// sum_i w_i |grad_i|^2 = w0 + w1 in closed form (|n| = 1); also 1 / (w0 + w1 + alpha_tilde)
+// (alpha_tilde: XPBD's alpha / h^2, 0 for PBD), independent of the positions. Returns false
+// when |d| = 0 (zero gradient) or w0 + w1 = 0: the projection skips it; f.C is set either way.
 struct DistanceFused {
-  double C, inv_len;
+  double C, inv_len, inv;
   double d[3];
 };
 
-[[gnu::always_inline]] inline bool distance_fused(const double* x0, const double* x1, double rest_length,
-                                                  DistanceFused& f) {
+[[gnu::always_inline]] inline bool distance_fused(const double* x0, const double* x1, double rest_length, double w0,
+                                                  double w1, double alpha_tilde, DistanceFused& f) {
+  f.inv = 1.0 / (w0 + w1 + alpha_tilde);
   f.d[0] = x1[0] - x0[0], f.d[1] = x1[1] - x0[1], f.d[2] = x1[2] - x0[2];
   const double len = std::sqrt(f.d[0] * f.d[0] + f.d[1] * f.d[1] + f.d[2] * f.d[2]);
   f.C = len - rest_length;
-  if (!(len > 0.0)) return false;
+  if (!(len > 0.0) || !(w0 + w1 > 0.0)) return false;
   f.inv_len = 1.0 / len;
   return true;
 }

@@ -94,18 +94,19 @@ void project_range(const PbdStepper::Group& g, int b, int e, double* x, const do
 
 // The cloth's two kernels (stretch, dihedral bending; equality constraints) in their fused
 // closed forms (constraints/distance.hpp, dihedral_bending.hpp): dx_i = -s w_i grad_i with
-// PBD s = k' C / D (001 eq. 8), XPBD s = -dlambda (003 Alg. 2), D = sum_j w_j |grad_j|^2.
+// PBD s = k' C / D (001 eq. 8), XPBD s = -dlambda (003 Alg. 2), D = sum_j w_j |grad_j|^2,
+// the division taken as a product with the kernel's 1 / (D + alpha~).
 // The same projection as project_range_as up to rounding, without its 3 x N temporaries.
+// inv = 1 / (D + alpha~) (alpha~ = 0 for PBD), computed by the kernel off the critical path.
 template <bool xpbd>
-[[gnu::always_inline]] inline double fused_scale(double C, double denom, double k_prime, double alpha_tilde,
+[[gnu::always_inline]] inline double fused_scale(double C, double inv, double k_prime, double alpha_tilde,
                                                  double* lambda) {
-  if (!(denom > 0.0)) return 0.0;
   if constexpr (xpbd) {
-    const double dlambda = -(C + alpha_tilde * *lambda) / (denom + alpha_tilde);
+    const double dlambda = -(C + alpha_tilde * *lambda) * inv;
     *lambda += dlambda;
     return -dlambda;
   } else {
-    return k_prime * C / denom;
+    return k_prime * C * inv;
   }
 }
 
@@ -125,10 +126,10 @@ void project_stretch_fused(const PbdStepper::Group& g, int b, int e, double* x, 
   for (int i = b; i < e; ++i) {
     const int* lv = &g.verts[2 * static_cast<size_t>(i)];
     const int l0 = lv[0], l1 = lv[1];
-    if (!distance_fused(x + 3 * l0, x + 3 * l1, g.rest[i], f)) continue;
-    const double w0 = w[l0], w1 = w[l1];
+    const double w0 = w[l0], w1 = w[l1], at = xpbd ? g.alpha[i] * inv_h2 : 0.0;
+    if (!distance_fused(x + 3 * l0, x + 3 * l1, g.rest[i], w0, w1, at, f)) continue;
     // grad_0 = -d / |d|, grad_1 = d / |d|
-    const double s = fused_scale<xpbd>(f.C, w0 + w1, k_prime, xpbd ? g.alpha[i] * inv_h2 : 0.0, &lambda[i]);
+    const double s = fused_scale<xpbd>(f.C, f.inv, k_prime, at, &lambda[i]);
     const double f0 = s * w0 * f.inv_len, f1 = -s * w1 * f.inv_len;
     apply<jacobi>(x, acc, n_owned, l0, f0 * f.d[0], f0 * f.d[1], f0 * f.d[2]);
     apply<jacobi>(x, acc, n_owned, l1, f1 * f.d[0], f1 * f.d[1], f1 * f.d[2]);
@@ -142,9 +143,10 @@ void project_dihedral_fused(const PbdStepper::Group& g, int b, int e, double* x,
   for (int i = b; i < e; ++i) {
     const int* lv = &g.verts[4 * static_cast<size_t>(i)];
     const double ws[4] = {w[lv[0]], w[lv[1]], w[lv[2]], w[lv[3]]};
-    if (!dihedral_bending_fused(x + 3 * lv[0], x + 3 * lv[1], x + 3 * lv[2], x + 3 * lv[3], g.rest[i], ws, f))
+    const double at = xpbd ? g.alpha[i] * inv_h2 : 0.0;
+    if (!dihedral_bending_fused(x + 3 * lv[0], x + 3 * lv[1], x + 3 * lv[2], x + 3 * lv[3], g.rest[i], ws, at, f))
       continue;
-    const double s = fused_scale<xpbd>(f.C, f.denom, k_prime, xpbd ? g.alpha[i] * inv_h2 : 0.0, &lambda[i]);
+    const double s = fused_scale<xpbd>(f.C, f.inv, k_prime, at, &lambda[i]);
     for (int a = 0; a < 4; ++a) {
       const double ca = -s * ws[a] * f.cA[a], cb = -s * ws[a] * f.cB[a];
       apply<jacobi>(x, acc, n_owned, lv[a], ca * f.nA[0] + cb * f.nB[0], ca * f.nA[1] + cb * f.nB[1],

@@ -45,7 +45,7 @@ TEST(ConstraintProjection, FusedKernelsMatchTheKernels) {
     const double C = dihedral_bending_constraint(x, {psi0}, &g);
     DihedralFused f;
     ASSERT_TRUE(dihedral_bending_fused(x.col(0).data(), x.col(1).data(), x.col(2).data(), x.col(3).data(), psi0,
-                                       w.data(), f));
+                                       w.data(), 0.0, f));
     const Eigen::Map<const Vec3> nA(f.nA), nB(f.nB);
     Stencil3<4> gf, dx;
     for (int i = 0; i < 4; ++i) gf.col(i) = f.cA[i] * nA + f.cB[i] * nB;
@@ -54,7 +54,8 @@ TEST(ConstraintProjection, FusedKernelsMatchTheKernels) {
     EXPECT_LE((gf - g).cwiseAbs().maxCoeff(), 1e-10 * g.cwiseAbs().maxCoeff());
     const double denom = weighted_gradient_norm2<4>(g, w);
     EXPECT_NEAR(f.denom, denom, 1e-10 * denom);
-    const double s = f.C / f.denom;
+    EXPECT_NEAR(f.inv, 1.0 / denom, 1e-10 / denom);
+    const double s = f.C * f.inv;
     for (int i = 0; i < 4; ++i) dx.col(i) = -s * w[i] * gf.col(i);
     test::expect_momentum_conserved<4>(x, dx, w);
 
@@ -62,7 +63,8 @@ TEST(ConstraintProjection, FusedKernelsMatchTheKernels) {
     Stencil3<2> gd;
     const double Cd = distance_constraint(y, 0.3, &gd);
     DistanceFused d;
-    ASSERT_TRUE(distance_fused(y.col(0).data(), y.col(1).data(), 0.3, d));
+    ASSERT_TRUE(distance_fused(y.col(0).data(), y.col(1).data(), 0.3, w[0], w[1], 0.5, d));
+    EXPECT_EQ(d.inv, 1.0 / (w[0] + w[1] + 0.5));
     EXPECT_EQ(d.C, Cd);
     EXPECT_LE((Eigen::Map<const Vec3>(d.d) * d.inv_len - gd.col(1)).cwiseAbs().maxCoeff(), 1e-15);
   }
@@ -72,14 +74,14 @@ TEST(ConstraintProjection, FusedKernelsMatchTheKernels) {
   DihedralFused f;
   const double w[4] = {1, 1, 1, 1};
   EXPECT_FALSE(dihedral_bending_fused(bad.col(0).data(), bad.col(1).data(), bad.col(2).data(), bad.col(3).data(), 0.0,
-                                      w, f));
+                                      w, 0.0, f));
   bad = test::hinge_at(0.0, 0.4, 0.7);
   bad.col(2) = bad.col(0);
   EXPECT_FALSE(dihedral_bending_fused(bad.col(0).data(), bad.col(1).data(), bad.col(2).data(), bad.col(3).data(), 0.0,
-                                      w, f));
+                                      w, 0.0, f));
   const Vec3 p(0.1, 0.2, 0.3);
   DistanceFused d;
-  EXPECT_FALSE(distance_fused(p.data(), p.data(), 0.3, d));
+  EXPECT_FALSE(distance_fused(p.data(), p.data(), 0.3, 1.0, 1.0, 0.0, d));
   EXPECT_EQ(d.C, -0.3);
 }
 

@@ -119,44 +119,26 @@ template <bool jacobi>
   p[0] += d0, p[1] += d1, p[2] += d2;
 }
 
-template <bool xpbd, bool jacobi>
-void project_stretch_fused(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
-                           double k_prime, double inv_h2, double* acc, int n_owned) {
-  DistanceFused f;
+// The fused loop over constraints [b, e) of an N-vertex group: kernel(i, lv, ws, at, scale,
+// add) evaluates constraint i (local vertices lv, inverse masses ws, alpha~ at), gets s from
+// scale(C, 1 / (D + alpha~)) and adds vertex a's correction by add(a, dx).
+template <int N, bool xpbd, bool jacobi, class Kernel>
+[[gnu::always_inline]] inline void project_fused(const PbdStepper::Group& g, int b, int e, double* x, const double* w,
+                                                 double* lambda, double k_prime, double inv_h2, double* acc,
+                                                 int n_owned, Kernel&& kernel) {
   for (int i = b; i < e; ++i) {
-    const int* lv = &g.verts[2 * static_cast<size_t>(i)];
-    const int l0 = lv[0], l1 = lv[1];
-    const double w0 = w[l0], w1 = w[l1], at = xpbd ? g.alpha[i] * inv_h2 : 0.0;
-    if (!distance_fused(x + 3 * l0, x + 3 * l1, g.rest[i], w0, w1, at, f)) continue;
-    // grad_0 = -d / |d|, grad_1 = d / |d|
-    const double s = fused_scale<xpbd>(f.C, f.inv, k_prime, at, &lambda[i]);
-    const double f0 = s * w0 * f.inv_len, f1 = -s * w1 * f.inv_len;
-    apply<jacobi>(x, acc, n_owned, l0, f0 * f.d[0], f0 * f.d[1], f0 * f.d[2]);
-    apply<jacobi>(x, acc, n_owned, l1, f1 * f.d[0], f1 * f.d[1], f1 * f.d[2]);
-  }
-}
-
-template <bool xpbd, bool jacobi>
-void project_dihedral_fused(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
-                            double k_prime, double inv_h2, double* acc, int n_owned) {
-  DihedralFused f;
-  for (int i = b; i < e; ++i) {
-    const int* lv = &g.verts[4 * static_cast<size_t>(i)];
-    const double ws[4] = {w[lv[0]], w[lv[1]], w[lv[2]], w[lv[3]]};
+    const int* lv = &g.verts[N * static_cast<size_t>(i)];
+    double ws[N];
+    for (int a = 0; a < N; ++a) ws[a] = w[lv[a]];
     const double at = xpbd ? g.alpha[i] * inv_h2 : 0.0;
-    if (!dihedral_bending_fused(x + 3 * lv[0], x + 3 * lv[1], x + 3 * lv[2], x + 3 * lv[3], g.rest[i], ws, at, f))
-      continue;
-    const double s = fused_scale<xpbd>(f.C, f.inv, k_prime, at, &lambda[i]);
-    for (int a = 0; a < 4; ++a) {
-      const double ca = -s * ws[a] * f.cA[a], cb = -s * ws[a] * f.cB[a];
-      apply<jacobi>(x, acc, n_owned, lv[a], ca * f.nA[0] + cb * f.nB[0], ca * f.nA[1] + cb * f.nB[1],
-                    ca * f.nA[2] + cb * f.nB[2]);
-    }
+    auto scale = [&](double C, double inv) __attribute__((always_inline)) { return fused_scale<xpbd>(C, inv, k_prime, at, &lambda[i]); };
+    auto add = [&](int a, double d0, double d1, double d2) __attribute__((always_inline)) { apply<jacobi>(x, acc, n_owned, lv[a], d0, d1, d2); };
+    kernel(i, lv, ws, at, scale, add);
   }
 }
 
-// Projects [b, e) of g by its kernel: the fused loops above for stretch and dihedral, the
-// generic project_range for the rest.
+// Projects [b, e) of g by its kernel: project_fused for stretch and dihedral, the generic
+// project_range for the rest.
 void project_group(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda, bool xpbd,
                    double k_prime, double inv_h2, double* acc, int n_owned, const PbdSpec& spec);
 
@@ -209,12 +191,34 @@ void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&&
 
 void project_group(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda, bool xpbd,
                    double k_prime, double inv_h2, double* acc, int n_owned, const PbdSpec& spec) {
+  // Stretch: grad_0 = -d / |d|, grad_1 = d / |d|.
+  auto stretch = [&](int i, const int* lv, const double* ws, double at, auto& scale, auto& add)
+                     __attribute__((always_inline)) {
+    DistanceFused f;
+    if (!distance_fused(x + 3 * lv[0], x + 3 * lv[1], g.rest[i], ws[0], ws[1], at, f)) return;
+    const double s = scale(f.C, f.inv);
+    const double f0 = s * ws[0] * f.inv_len, f1 = -s * ws[1] * f.inv_len;
+    add(0, f0 * f.d[0], f0 * f.d[1], f0 * f.d[2]);
+    add(1, f1 * f.d[0], f1 * f.d[1], f1 * f.d[2]);
+  };
+  // Dihedral: grad_a = cA[a] nA + cB[a] nB.
+  auto dihedral = [&](int i, const int* lv, const double* ws, double at, auto& scale, auto& add)
+                      __attribute__((always_inline)) {
+    DihedralFused f;
+    if (!dihedral_bending_fused(x + 3 * lv[0], x + 3 * lv[1], x + 3 * lv[2], x + 3 * lv[3], g.rest[i], ws, at, f))
+      return;
+    const double s = scale(f.C, f.inv);
+    for (int a = 0; a < 4; ++a) {
+      const double ca = -s * ws[a] * f.cA[a], cb = -s * ws[a] * f.cB[a];
+      add(a, ca * f.nA[0] + cb * f.nB[0], ca * f.nA[1] + cb * f.nB[1], ca * f.nA[2] + cb * f.nB[2]);
+    }
+  };
   auto fused = [&](auto xp, auto jac) {
     constexpr bool X = decltype(xp)::value, J = decltype(jac)::value;
     if (g.type == PbdKind::Stretch)
-      project_stretch_fused<X, J>(g, b, e, x, w, lambda, k_prime, inv_h2, acc, n_owned);
+      project_fused<2, X, J>(g, b, e, x, w, lambda, k_prime, inv_h2, acc, n_owned, stretch);
     else
-      project_dihedral_fused<X, J>(g, b, e, x, w, lambda, k_prime, inv_h2, acc, n_owned);
+      project_fused<4, X, J>(g, b, e, x, w, lambda, k_prime, inv_h2, acc, n_owned, dihedral);
   };
   if (g.type == PbdKind::Stretch || g.type == PbdKind::Dihedral) {
     if (xpbd)

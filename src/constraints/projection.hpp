@@ -33,8 +33,10 @@ enum class ConstraintSense { Equality, Unilateral };
 double pbd_stiffness(double k, int iterations);
 
 // sum_j w_j |grad_j C|^2, the denominator of eq. 8.
+// (Always inlined, as the projections below: called per constraint per sweep, and a call
+// passes the 3 x N stencils through memory.)
 template <int N>
-double weighted_gradient_norm2(const Stencil3<N>& grad, const VecN<N>& w) {
+[[gnu::always_inline]] inline double weighted_gradient_norm2(const Stencil3<N>& grad, const VecN<N>& w) {
   return grad.colwise().squaredNorm().dot(w.transpose());
 }
 
@@ -43,7 +45,7 @@ double weighted_gradient_norm2(const Stencil3<N>& grad, const VecN<N>& w) {
 // the gradient (all w_i = 0, or a degenerate configuration whose kernel returned a zero
 // gradient).
 template <int N>
-double pbd_project(double C, const Stencil3<N>& grad, const VecN<N>& w, double k_prime,
+[[gnu::always_inline]] inline double pbd_project(double C, const Stencil3<N>& grad, const VecN<N>& w, double k_prime,
                    ConstraintSense sense, Stencil3<N>* dx) {
   const double denom = weighted_gradient_norm2<N>(grad, w);
   double s = 0.0;
@@ -62,7 +64,7 @@ double pbd_project(double C, const Stencil3<N>& grad, const VecN<N>& w, double k
 // clamped to >= 0 (the force only pushes along +grad C). Nothing moves when
 // sum_j w_j |grad_j C|^2 = 0 (lambda kept).
 template <int N>
-double xpbd_project(double C, const Stencil3<N>& grad, const VecN<N>& w, double alpha_tilde,
+[[gnu::always_inline]] inline double xpbd_project(double C, const Stencil3<N>& grad, const VecN<N>& w, double alpha_tilde,
                     double* lambda, ConstraintSense sense, Stencil3<N>* dx) {
   const double denom = weighted_gradient_norm2<N>(grad, w);
   double dlambda = 0.0;

@@ -96,6 +96,20 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   const double cell = extent / tri_subset.size() + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
+  // Each triangle's plane at x0 and x1 (a corner, the normal N and |N|), once per call
+  // rather than once per candidate vertex: the same expressions, so the same values.
+  struct Planes {
+    Vec3 a0, N0, a1, N1;
+    double n0, n1;
+  };
+  std::vector<Planes> planes(tri_subset.size());
+  for (size_t n = 0; n < tri_subset.size(); ++n) {
+    const Tri& t = tris[tri_subset[n]];
+    Planes& P = planes[n];
+    P.a0 = P0(t[0]), P.N0 = (Vec3(P0(t[1])) - P.a0).cross(Vec3(P0(t[2])) - P.a0);
+    P.a1 = P1(t[0]), P.N1 = (Vec3(P1(t[1])) - P.a1).cross(Vec3(P1(t[2])) - P.a1);
+    P.n0 = P.N0.norm(), P.n1 = P.N1.norm();
+  }
   std::vector<int> seen(tri_subset.size(), -1), ring_of(rings.start.size() - 1, -1);
   for (int q : verts) {
     ring_of[q] = q;
@@ -103,18 +117,18 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
     const Vec3 q0 = P0(q), q1 = P1(q), s1 = S1(q);
     const Vec3 qlo = q0.cwiseMin(s1).array() - reach, qhi = q0.cwiseMax(s1).array() + reach;
     grid.query(qlo, qhi, [&](int n) {
+      // The box test first: it reads only this candidate's box (the hash's false hits and
+      // the cells' far triangles are most candidates).
+      if ((qlo.array() > hi[n].array()).any() || (qhi.array() < lo[n].array()).any()) return;
       if (seen[n] == q) return;
       seen[n] = q;
       const Tri& t = tris[tri_subset[n]];
       if (ring_of[t[0]] == q || ring_of[t[1]] == q || ring_of[t[2]] == q) return;
-      if ((qlo.array() > hi[n].array()).any() || (qhi.array() < lo[n].array()).any()) return;
-      const Vec3 a0 = P0(t[0]), N0 = (Vec3(P0(t[1])) - a0).cross(Vec3(P0(t[2])) - a0);
-      const Vec3 a1 = P1(t[0]), N1 = (Vec3(P1(t[1])) - a1).cross(Vec3(P1(t[2])) - a1);
-      const double n0 = N0.norm(), n1 = N1.norm();
-      if (!(n0 > 0) || !(n1 > 0)) return;
-      const double d0 = (q0 - a0).dot(N0) / n0, d1 = (q1 - a1).dot(N1) / n1;
+      const Planes& P = planes[n];
+      if (!(P.n0 > 0) || !(P.n1 > 0)) return;
+      const double d0 = (q0 - P.a0).dot(P.N0) / P.n0, d1 = (q1 - P.a1).dot(P.N1) / P.n1;
       const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
-      if (!near || !projects_into_triangle(q1, a1, P1(t[1]), P1(t[2]), 0.25)) return;
+      if (!near || !projects_into_triangle(q1, P.a1, P1(t[1]), P1(t[2]), 0.25)) return;
       out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
     });
   }

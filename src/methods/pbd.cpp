@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 
 #include "constraints/colouring.hpp"
 #include "constraints/dihedral_bending.hpp"
@@ -51,9 +52,9 @@ void gather(const double* x, const int* lv, Stencil3<N>& xs) {
 // vertices, in this loop's order (the same at every rank count, see pbd.hpp).
 // The sense is a template argument so the equality kernels keep their constant-folded
 // projection (the unilateral one serves the hierarchical levels' coarse constraints).
-template <int N, ConstraintSense sense, class Eval>
+template <int N, ConstraintSense sense, bool xpbd, class Eval>
 void project_range_as(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
-                      bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+                      double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
   Stencil3<N> xs, grad, dx;
   VecN<N> ws;
   for (int i = b; i < e; ++i) {
@@ -61,7 +62,7 @@ void project_range_as(const PbdStepper::Group& g, int b, int e, double* x, const
     gather<N>(x, lv, xs);
     for (int a = 0; a < N; ++a) ws[a] = w[lv[a]];
     const double C = eval(i, xs, &grad);
-    if (xpbd)
+    if constexpr (xpbd)
       xpbd_project<N>(C, grad, ws, g.alpha[i] * inv_h2, &lambda[i], sense, &dx);
     else
       pbd_project<N>(C, grad, ws, k_prime, sense, &dx);
@@ -74,14 +75,72 @@ void project_range_as(const PbdStepper::Group& g, int b, int e, double* x, const
   }
 }
 
+// The sense and the method are template arguments so each kernel's loop is compiled with
+// its projection inlined and no per-constraint branch on them.
 template <int N, class Eval>
 void project_range(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda,
                    bool xpbd, double k_prime, double inv_h2, double* acc, int n_owned, Eval eval) {
+  auto run = [&](auto sense, auto xp) {
+    project_range_as<N, decltype(sense)::value, decltype(xp)::value>(g, b, e, x, w, lambda, k_prime, inv_h2, acc,
+                                                                     n_owned, eval);
+  };
+  using Uni = std::integral_constant<ConstraintSense, ConstraintSense::Unilateral>;
+  using Eq = std::integral_constant<ConstraintSense, ConstraintSense::Equality>;
   if (g.type == PbdKind::CoarseStretch)
-    project_range_as<N, ConstraintSense::Unilateral>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
+    xpbd ? run(Uni{}, std::true_type{}) : run(Uni{}, std::false_type{});
   else
-    project_range_as<N, ConstraintSense::Equality>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
+    xpbd ? run(Eq{}, std::true_type{}) : run(Eq{}, std::false_type{});
 }
+
+// The cloth's two kernels (stretch, dihedral bending; equality constraints) in their fused
+// closed forms (constraints/distance.hpp, dihedral_bending.hpp): dx_i = -s w_i grad_i with
+// PBD s = k' C / D (001 eq. 8), XPBD s = -dlambda (003 Alg. 2), D = sum_j w_j |grad_j|^2,
+// the division taken as a product with the kernel's 1 / (D + alpha~).
+// The same projection as project_range_as up to rounding, without its 3 x N temporaries.
+// inv = 1 / (D + alpha~) (alpha~ = 0 for PBD), computed by the kernel off the critical path.
+template <bool xpbd>
+[[gnu::always_inline]] inline double fused_scale(double C, double inv, double k_prime, double alpha_tilde,
+                                                 double* lambda) {
+  if constexpr (xpbd) {
+    const double dlambda = -(C + alpha_tilde * *lambda) * inv;
+    *lambda += dlambda;
+    return -dlambda;
+  } else {
+    return k_prime * C * inv;
+  }
+}
+
+// Adds dx to vertex l: at once (Gauss-Seidel) or into the owned accumulator (Jacobi).
+template <bool jacobi>
+[[gnu::always_inline]] inline void apply(double* x, double* acc, int n_owned, int l, double d0, double d1,
+                                         double d2) {
+  if (jacobi && l >= n_owned) return;
+  double* p = jacobi ? acc + 3 * l : x + 3 * l;
+  p[0] += d0, p[1] += d1, p[2] += d2;
+}
+
+// The fused loop over constraints [b, e) of an N-vertex group: kernel(i, lv, ws, at, scale,
+// add) evaluates constraint i (local vertices lv, inverse masses ws, alpha~ at), gets s from
+// scale(C, 1 / (D + alpha~)) and adds vertex a's correction by add(a, dx).
+template <int N, bool xpbd, bool jacobi, class Kernel>
+[[gnu::always_inline]] inline void project_fused(const PbdStepper::Group& g, int b, int e, double* x, const double* w,
+                                                 double* lambda, double k_prime, double inv_h2, double* acc,
+                                                 int n_owned, Kernel&& kernel) {
+  for (int i = b; i < e; ++i) {
+    const int* lv = &g.verts[N * static_cast<size_t>(i)];
+    double ws[N];
+    for (int a = 0; a < N; ++a) ws[a] = w[lv[a]];
+    const double at = xpbd ? g.alpha[i] * inv_h2 : 0.0;
+    auto scale = [&](double C, double inv) __attribute__((always_inline)) { return fused_scale<xpbd>(C, inv, k_prime, at, &lambda[i]); };
+    auto add = [&](int a, double d0, double d1, double d2) __attribute__((always_inline)) { apply<jacobi>(x, acc, n_owned, lv[a], d0, d1, d2); };
+    kernel(i, lv, ws, at, scale, add);
+  }
+}
+
+// Projects [b, e) of g by its kernel: project_fused for stretch and dihedral, the generic
+// project_range for the rest.
+void project_group(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda, bool xpbd,
+                   double k_prime, double inv_h2, double* acc, int n_owned, const PbdSpec& spec);
 
 // Calls f(i, xs, grad) -> C for the group's kernel.
 template <class F>
@@ -128,6 +187,49 @@ void with_kernel(const PbdStepper::Group& g, bool xpbd, const PbdSpec& spec, F&&
       });
       break;
   }
+}
+
+void project_group(const PbdStepper::Group& g, int b, int e, double* x, const double* w, double* lambda, bool xpbd,
+                   double k_prime, double inv_h2, double* acc, int n_owned, const PbdSpec& spec) {
+  // Stretch: grad_0 = -d / |d|, grad_1 = d / |d|.
+  auto stretch = [&](int i, const int* lv, const double* ws, double at, auto& scale, auto& add)
+                     __attribute__((always_inline)) {
+    DistanceFused f;
+    if (!distance_fused(x + 3 * lv[0], x + 3 * lv[1], g.rest[i], ws[0], ws[1], at, f)) return;
+    const double s = scale(f.C, f.inv);
+    const double f0 = s * ws[0] * f.inv_len, f1 = -s * ws[1] * f.inv_len;
+    add(0, f0 * f.d[0], f0 * f.d[1], f0 * f.d[2]);
+    add(1, f1 * f.d[0], f1 * f.d[1], f1 * f.d[2]);
+  };
+  // Dihedral: grad_a = cA[a] nA + cB[a] nB.
+  auto dihedral = [&](int i, const int* lv, const double* ws, double at, auto& scale, auto& add)
+                      __attribute__((always_inline)) {
+    DihedralFused f;
+    if (!dihedral_bending_fused(x + 3 * lv[0], x + 3 * lv[1], x + 3 * lv[2], x + 3 * lv[3], g.rest[i], ws, at, f))
+      return;
+    const double s = scale(f.C, f.inv);
+    for (int a = 0; a < 4; ++a) {
+      const double ca = -s * ws[a] * f.cA[a], cb = -s * ws[a] * f.cB[a];
+      add(a, ca * f.nA[0] + cb * f.nB[0], ca * f.nA[1] + cb * f.nB[1], ca * f.nA[2] + cb * f.nB[2]);
+    }
+  };
+  auto fused = [&](auto xp, auto jac) {
+    constexpr bool X = decltype(xp)::value, J = decltype(jac)::value;
+    if (g.type == PbdKind::Stretch)
+      project_fused<2, X, J>(g, b, e, x, w, lambda, k_prime, inv_h2, acc, n_owned, stretch);
+    else
+      project_fused<4, X, J>(g, b, e, x, w, lambda, k_prime, inv_h2, acc, n_owned, dihedral);
+  };
+  if (g.type == PbdKind::Stretch || g.type == PbdKind::Dihedral) {
+    if (xpbd)
+      acc ? fused(std::true_type{}, std::true_type{}) : fused(std::true_type{}, std::false_type{});
+    else
+      acc ? fused(std::false_type{}, std::true_type{}) : fused(std::false_type{}, std::false_type{});
+    return;
+  }
+  with_kernel(g, xpbd, spec, [&](auto N, auto eval) {
+    project_range<decltype(N)::value>(g, b, e, x, w, lambda, xpbd, k_prime, inv_h2, acc, n_owned, eval);
+  });
 }
 
 // A vertex inside an obstacle triangle's region: barycentric coordinates of its projection
@@ -968,10 +1070,8 @@ void PbdStepper::solve(double inv_h2) {
       for (auto& gp : groups_) {
         const Group& g = *gp;
         const double kp = g.type == PbdKind::Stretch ? k_stretch_ : g.type == PbdKind::Clamp ? 1.0 : k_bend_;
-        with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
-          project_range<decltype(N)::value>(g, 0, g.size(), x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2,
-                                            acc_.data(), n_owned_, eval);
-        });
+        project_group(g, 0, g.size(), x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2, acc_.data(), n_owned_,
+                      spec_);
       }
       // Averaging (003 sec. 4.2.1): each vertex moves by the mean of its corrections.
       for (int l = 0; l < n_owned_; ++l) {
@@ -1016,10 +1116,7 @@ void PbdStepper::solve(double inv_h2) {
           const int b = g.offsets[c], e = g.offsets[c + 1];
           if (b == e) continue;
           const double kp = g.type == PbdKind::Stretch ? k_stretch_ : g.type == PbdKind::Clamp ? 1.0 : k_bend_;
-          with_kernel(g, xpbd_, spec_, [&](auto N, auto eval) {
-            project_range<decltype(N)::value>(g, b, e, x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2,
-                                              nullptr, n_owned_, eval);
-          });
+          project_group(g, b, e, x, w, lambda_.data() + g.lambda0, xpbd_, kp, inv_h2, nullptr, n_owned_, spec_);
         }
         if (c == num_colours_ - 1 && !late) project_collisions(x);
         ghost_update(x_);

@@ -32,6 +32,59 @@ void check_momentum(F&& f, const Stencil3<N>& x, std::mt19937& rng) {
   expect_momentum_conserved<N>(x, dx, w);
 }
 
+// The fused closed forms the PBD sweeps use (distance_fused, dihedral_bending_fused) give
+// the kernels' C, gradient and sum w |grad|^2 up to rounding, and their projection
+// dx_i = -s w_i grad_i conserves momentum; degenerate stencils are skipped.
+TEST(ConstraintProjection, FusedKernelsMatchTheKernels) {
+  std::mt19937 rng(5);
+  for (int k = 0; k < 200; ++k) {
+    const Stencil3<4> x = test::random_stencil<4>(rng);
+    const VecN<4> w = test::random_inverse_masses<4>(rng);
+    const double psi0 = std::uniform_real_distribution<double>(-3.0, 3.0)(rng);
+    Stencil3<4> g;
+    const double C = dihedral_bending_constraint(x, {psi0}, &g);
+    DihedralFused f;
+    ASSERT_TRUE(dihedral_bending_fused(x.col(0).data(), x.col(1).data(), x.col(2).data(), x.col(3).data(), psi0,
+                                       w.data(), 0.0, f));
+    const Eigen::Map<const Vec3> nA(f.nA), nB(f.nB);
+    Stencil3<4> gf, dx;
+    for (int i = 0; i < 4; ++i) gf.col(i) = f.cA[i] * nA + f.cB[i] * nB;
+    // C away from the wrap at +-pi, where the two may land on either side.
+    if (std::abs(C) < 3.1) EXPECT_NEAR(f.C, C, 1e-12);
+    EXPECT_LE((gf - g).cwiseAbs().maxCoeff(), 1e-10 * g.cwiseAbs().maxCoeff());
+    const double denom = weighted_gradient_norm2<4>(g, w);
+    EXPECT_NEAR(f.denom, denom, 1e-10 * denom);
+    EXPECT_NEAR(f.inv, 1.0 / denom, 1e-10 / denom);
+    const double s = f.C * f.inv;
+    for (int i = 0; i < 4; ++i) dx.col(i) = -s * w[i] * gf.col(i);
+    test::expect_momentum_conserved<4>(x, dx, w);
+
+    const Stencil3<2> y = test::random_stencil<2>(rng);
+    Stencil3<2> gd;
+    const double Cd = distance_constraint(y, 0.3, &gd);
+    DistanceFused d;
+    ASSERT_TRUE(distance_fused(y.col(0).data(), y.col(1).data(), 0.3, w[0], w[1], 0.5, d));
+    EXPECT_EQ(d.inv, 1.0 / (w[0] + w[1] + 0.5));
+    EXPECT_EQ(d.C, Cd);
+    EXPECT_LE((Eigen::Map<const Vec3>(d.d) * d.inv_len - gd.col(1)).cwiseAbs().maxCoeff(), 1e-15);
+  }
+  // Zero edge, zero-area wing, coincident points: no gradient, skipped.
+  Stencil3<4> bad = test::hinge_at(0.0, 0.4, 0.7);
+  bad.col(1) = bad.col(0);
+  DihedralFused f;
+  const double w[4] = {1, 1, 1, 1};
+  EXPECT_FALSE(dihedral_bending_fused(bad.col(0).data(), bad.col(1).data(), bad.col(2).data(), bad.col(3).data(), 0.0,
+                                      w, 0.0, f));
+  bad = test::hinge_at(0.0, 0.4, 0.7);
+  bad.col(2) = bad.col(0);
+  EXPECT_FALSE(dihedral_bending_fused(bad.col(0).data(), bad.col(1).data(), bad.col(2).data(), bad.col(3).data(), 0.0,
+                                      w, 0.0, f));
+  const Vec3 p(0.1, 0.2, 0.3);
+  DistanceFused d;
+  EXPECT_FALSE(distance_fused(p.data(), p.data(), 0.3, 1.0, 1.0, 0.0, d));
+  EXPECT_EQ(d.C, -0.3);
+}
+
 TEST(ConstraintProjection, InternalConstraintsConserveMomentum) {
   std::mt19937 rng(21);
   for (int k = 0; k < 10; ++k) {

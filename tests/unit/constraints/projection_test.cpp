@@ -50,7 +50,9 @@ TEST(ConstraintProjection, FusedKernelsMatchTheKernels) {
     Stencil3<4> gf, dx;
     for (int i = 0; i < 4; ++i) gf.col(i) = f.cA[i] * nA + f.cB[i] * nB;
     // C away from the wrap at +-pi, where the two may land on either side.
-    if (std::abs(C) < 3.1) EXPECT_NEAR(f.C, C, 1e-12);
+    if (std::abs(C) < 3.1) {
+      EXPECT_NEAR(f.C, C, 1e-12);
+    }
     EXPECT_LE((gf - g).cwiseAbs().maxCoeff(), 1e-10 * g.cwiseAbs().maxCoeff());
     const double denom = weighted_gradient_norm2<4>(g, w);
     EXPECT_NEAR(f.denom, denom, 1e-10 * denom);

@@ -56,11 +56,10 @@ void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   mesh.points = scene.points;
   mesh.stitches = scene.stitches;  // a seam may start closed: its pairs are one vertex
   for (int o : scene.point_object) mesh.point_offset.push_back(scene.objects[o].offset);
-  int rank = 0;
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
   verify::FrameChecker checker(mesh, verify::Options{});
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
   if (ranks > 1) checker.set_share([&](int v) { return scene.owner_of(v) == rank; });
   verify::Stats mine;
   checker.check(0, scene.rest, mine);

@@ -65,16 +65,18 @@ TEST(XdmfTopology, SeveralKindsAreMixedWithTypeCodesAndCounts) {
   EXPECT_EQ(b.topology_size, 16);
 }
 
-TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
+namespace {
+
+// A 10-vertex, 6-triangle result over two frames (0 and 0.1 s) with velocities, holding one
+// shell block: vertices 4..9 and triangles 2..5, its topology in /view/object1.
+XdmfLayout cloth_layout(const char* title) {
   XdmfLayout L;
   L.h5_name = "run.h5";
-  L.title = "demo";
+  L.title = title;
   L.num_vertices = 10;
   L.num_triangles = 6;
   L.times = {0.0, 0.1};
   L.velocities = true;
-  L.strain_ratio = true;
-  L.stats = {"newton_iters"};
   XdmfBlock b;
   b.name = "cloth";
   b.kind = "shell";
@@ -86,6 +88,16 @@ TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
   b.view_group = "/view/object1";
   b.first_triangle = 2;
   L.blocks = {b};
+  return L;
+}
+
+}  // namespace
+
+TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
+  XdmfLayout L = cloth_layout("demo");
+  L.strain_ratio = true;
+  L.stats = {"newton_iters"};
+  const XdmfBlock b = L.blocks[0];
   const std::string x = xdmf_text(L);
   // Frame 1 of the cloth: rows 4..9 of frame 1, in the Xdmf3 controller form.
   EXPECT_NE(x.find("run.h5:/frames/positions|1 4 0:1 1 1:1 6 3:2 10 3"), std::string::npos) << x;
@@ -120,26 +132,9 @@ TEST(XdmfText, FramesAreHyperslabsOfThePerFrameDatasets) {
 // /frames/triangles (global ids) over the frame's whole N points; without the dataset
 // (frame_triangles false) it keeps the object-local /view topology.
 TEST(XdmfText, TornBlockReadsEachFramesTriangles) {
-  XdmfLayout L;
-  L.h5_name = "run.h5";
-  L.title = "tear";
-  L.num_vertices = 10;
-  L.num_triangles = 6;
-  L.times = {0.0, 0.1};
-  L.velocities = true;
+  XdmfLayout L = cloth_layout("tear");
   L.frame_triangles = true;
-  XdmfBlock b;
-  b.name = "cloth";
-  b.kind = "shell";
-  b.first_vertex = 4;
-  b.num_vertices = 6;
-  b.cell = XdmfCell::Triangle;
-  b.num_cells = 4;
-  b.topology_size = 12;
-  b.view_group = "/view/object1";
-  b.first_triangle = 2;
-  b.frame_topology = true;
-  L.blocks = {b};
+  L.blocks[0].frame_topology = true;
   const std::string x = xdmf_text(L);
   EXPECT_NE(x.find("<DataItem Dimensions=\"4 3\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">"
                    "run.h5:/frames/triangles|1 2 0:1 1 1:1 4 3:2 6 3</DataItem>"),

@@ -1,6 +1,7 @@
 #include "io/result_file.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -49,6 +50,37 @@ void write_replicated(hid_t loc, const char* name, hid_t type, const std::vector
   }
   hid_t mem = H5Scopy(space);
   if (rank != 0) {
+    H5Sselect_none(space);
+    H5Sselect_none(mem);
+  }
+  hid_t dxpl = collective_dxpl();
+  h5check(H5Dwrite(ds, type, mem, space, dxpl, data.empty() ? nullptr : data.data()), name);
+  H5Pclose(dxpl);
+  H5Sclose(mem);
+  H5Sclose(space);
+  H5Dclose(ds);
+}
+
+// Create a (dims[0], ...) dataset and write it collectively, this rank giving rows
+// [begin, end) (`data` holds just those rows): ranks split the rows evenly, so no rank
+// fills the whole array (issue 20: output from each rank's part).
+template <typename T>
+void write_split(hid_t loc, const char* name, hid_t type, const std::vector<T>& data, std::vector<hsize_t> dims,
+                 hsize_t begin, hsize_t end) {
+  hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  hid_t ds = h5check_id(H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
+  if (H5Sget_simple_extent_npoints(space) == 0) {  // nothing to write (e.g. no segments)
+    H5Sclose(space);
+    H5Dclose(ds);
+    return;
+  }
+  std::vector<hsize_t> start(dims.size(), 0), count = dims;
+  start[0] = begin;
+  count[0] = end - begin;
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+  const hsize_t values = std::max<hsize_t>(data.size(), 1);
+  hid_t mem = H5Screate_simple(1, &values, nullptr);
+  if (end == begin) {
     H5Sselect_none(space);
     H5Sselect_none(mem);
   }
@@ -288,18 +320,19 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
 
   const int n = scene.num_vertices;
   const size_t T = scene.triangles.size();
-  // Rank 0 writes /mesh (write_replicated): only it fills the arrays, each one just before
-  // its dataset and freed right after, so no rank holds the whole mesh in file layout.
-  const bool writer = lv.rank == 0;
+  // Every rank writes an even share of each /mesh dataset's rows (write_split), filling
+  // just those rows before the dataset and freeing them right after: no rank holds a whole
+  // dataset in file layout (rank 0 wrote them all before: ~100 bytes per vertex on it).
   hid_t mesh = H5Gcreate2(file_, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   // Per vertex (input order) or per element: `fill(i)` gives entry i's `per` values.
   auto write_mesh = [&](const char* name, hid_t type, auto zero, size_t count, int per, auto&& fill) {
-    std::vector<decltype(zero)> a(writer ? count * per : 0);
-    if (writer)
-      for (size_t i = 0; i < count; ++i) fill(i, a.data() + i * per);
+    const size_t begin = count * size_t(lv.rank) / size_t(lv.ranks);
+    const size_t end = count * size_t(lv.rank + 1) / size_t(lv.ranks);
+    std::vector<decltype(zero)> a((end - begin) * per);
+    for (size_t i = begin; i < end; ++i) fill(i, a.data() + (i - begin) * per);
     std::vector<hsize_t> dims{hsize_t(count)};
     if (per > 1) dims.push_back(hsize_t(per));
-    write_replicated(mesh, name, type, a, dims, lv.rank);
+    write_split(mesh, name, type, a, dims, begin, end);
   };
   write_mesh("rest_positions", H5T_NATIVE_DOUBLE, 0.0, n, 3, [&](size_t i, double* o) {
     for (int d = 0; d < 3; ++d) o[d] = scene.rest[scene.solver_of_input[i]][d];
@@ -659,12 +692,21 @@ std::string xml_escaped(const std::string& s) {
   return out;
 }
 
-// One complete XdmfBlock per object (name, kind, vertex range, cells, view group,
-// first triangle), and with `topologies` its /view/object<k>/topology arrays. Objects are
-// concatenated in case order, so an object's vertices are one range of input ids.
-std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector<long long>>* topologies) {
+// The part of one object's /view topology a rank writes: entries [begin, end) of the flat
+// array, and their values.
+struct TopologyShare {
+  long long begin = 0, end = 0;
+  std::vector<long long> values;
+};
+
+// One complete XdmfBlock per object (name, kind, vertex range, cell type and counts, view
+// group, first triangle), and with `shares` this rank's share of each object's
+// /view/object<k>/topology: single-type topologies are split evenly by cells over the
+// ranks (each rank fills only its rows); a mixed one (an object with several primitive
+// types: variable-length cells) is written by rank 0. Objects are concatenated in case
+// order, so an object's vertices are one range of input ids.
+std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, std::vector<TopologyShare>* shares) {
   const size_t O = scene.objects.size();
-  std::vector<ObjectCells> cells(O);
   std::vector<long long> first(O, -1), count(O, 0), first_tri(O, -1);
   for (int i = 0; i < scene.num_vertices; ++i) {
     const int o = scene.vertex_object[scene.solver_of_input[i]];
@@ -677,63 +719,99 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, std::vector<std::vector
   // draws from the tets anyway (the cell count is the tet count).
   std::vector<char> has_tets(O, 0);
   for (int o : scene.tet_object) has_tets[o] = 1;
-  {
-    // Exact sizes (no growth slack beside rank 0's /mesh writes).
-    std::vector<size_t> nt(O, 0);
-    for (int o : scene.triangle_object) nt[o] += has_tets[o] ? 0 : 3;
-    for (size_t o = 0; o < O; ++o) cells[o].triangles.reserve(nt[o]);
-  }
+  std::vector<long long> P(O, 0), S(O, 0), T(O, 0), K(O, 0);
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const int o = scene.triangle_object[t];
     if (has_tets[o]) continue;
     if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
-    for (int a = 0; a < 3; ++a) cells[o].triangles.push_back(scene.input_of_solver[scene.triangles[t][a]]);
+    ++T[o];
   }
-  for (size_t k = 0; k < scene.segments.size(); ++k)
-    for (int a = 0; a < 2; ++a)
-      cells[scene.segment_object[k]].segments.push_back(scene.input_of_solver[scene.segments[k][a]]);
-  for (size_t k = 0; k < scene.points.size(); ++k)
-    cells[scene.point_object[k]].points.push_back(scene.input_of_solver[scene.points[k]]);
-  for (size_t k = 0; k < scene.tets.size(); ++k)
-    for (int a = 0; a < 4; ++a) cells[scene.tet_object[k]].tets.push_back(scene.input_of_solver[scene.tets[k][a]]);
+  for (int o : scene.segment_object) ++S[o];
+  for (int o : scene.point_object) ++P[o];
+  for (int o : scene.tet_object) ++K[o];
   std::vector<XdmfBlock> blocks(O);
-  if (topologies) topologies->resize(O);
   for (size_t o = 0; o < O; ++o) {
     XdmfBlock& b = blocks[o];
     b.name = xml_escaped(scene.objects[o].name);
     b.kind = to_string(scene.objects[o].kind);
     b.first_vertex = std::max(first[o], 0LL);
     b.num_vertices = count[o];
-    std::vector<long long> topo = xdmf_topology(cells[o], b.first_vertex, b);
-    cells[o] = ObjectCells{};  // (one object's cells and topology at a time beside the rest)
-    if (topologies) (*topologies)[o] = std::move(topo);
+    xdmf_shape(P[o], S[o], T[o], K[o], b);
     b.view_group = "/view/object" + std::to_string(o);
     if (b.cell == XdmfCell::Triangle) b.first_triangle = first_tri[o];
     // A tearing object's corners change per frame (/frames/triangles, global input ids).
     b.frame_topology = scene.objects[o].spare_count > 0 && b.cell == XdmfCell::Triangle && b.first_triangle >= 0;
   }
+  if (!shares) return blocks;
+
+  // This rank's cells of each object: [cell_begin, cell_end) in the object's cell order.
+  shares->assign(O, TopologyShare{});
+  std::vector<long long> cell_begin(O, 0), cell_end(O, 0), next(O, 0);
+  std::vector<ObjectCells> mixed(O);  // rank 0's cells of the mixed objects
+  for (size_t o = 0; o < O; ++o) {
+    const XdmfBlock& b = blocks[o];
+    TopologyShare& sh = (*shares)[o];
+    if (b.cell == XdmfCell::Mixed) {
+      if (rank == 0) sh.end = b.topology_size;
+      continue;
+    }
+    cell_begin[o] = b.num_cells * rank / ranks;
+    cell_end[o] = b.num_cells * (rank + 1) / ranks;
+    sh.begin = cell_begin[o] * b.nodes_per_cell;
+    sh.end = cell_end[o] * b.nodes_per_cell;
+    sh.values.reserve(sh.end - sh.begin);
+    if (P[o] + S[o] + T[o] + K[o] == 0)  // vertices shown as points
+      for (long long v = cell_begin[o]; v < cell_end[o]; ++v) sh.values.push_back(v);
+  }
+  // One pass over each primitive list: the object's next cell goes to this rank's share
+  // when it falls in the rank's range (or to rank 0's cells of a mixed object).
+  auto take = [&](int o, const auto& ids, std::vector<long long> ObjectCells::*list) {
+    const long long c = next[o]++;
+    if (blocks[o].cell == XdmfCell::Mixed) {
+      if (rank == 0)
+        for (int v : ids) (mixed[o].*list).push_back(scene.input_of_solver[v]);
+    } else if (c >= cell_begin[o] && c < cell_end[o]) {
+      for (int v : ids) (*shares)[o].values.push_back(scene.input_of_solver[v] - first[o]);
+    }
+  };
+  for (size_t t = 0; t < scene.triangles.size(); ++t)
+    if (!has_tets[scene.triangle_object[t]]) take(scene.triangle_object[t], scene.triangles[t], &ObjectCells::triangles);
+  std::fill(next.begin(), next.end(), 0);
+  for (size_t k = 0; k < scene.segments.size(); ++k) take(scene.segment_object[k], scene.segments[k], &ObjectCells::segments);
+  std::fill(next.begin(), next.end(), 0);
+  for (size_t k = 0; k < scene.points.size(); ++k)
+    take(scene.point_object[k], std::array<int, 1>{scene.points[k]}, &ObjectCells::points);
+  std::fill(next.begin(), next.end(), 0);
+  for (size_t k = 0; k < scene.tets.size(); ++k) take(scene.tet_object[k], scene.tets[k], &ObjectCells::tets);
+  for (size_t o = 0; o < O; ++o)
+    if (blocks[o].cell == XdmfCell::Mixed && rank == 0) {
+      XdmfBlock b = blocks[o];
+      (*shares)[o].values = xdmf_topology(mixed[o], first[o], b);
+      mixed[o] = ObjectCells{};
+    }
   return blocks;
 }
 
 }  // namespace
 
 void ResultFile::write_view() {
-  // Rank 0 writes (write_replicated): only it keeps the topologies, the other ranks pass
-  // the sizes; each object's arrays are freed once written.
-  const bool writer = lv_.rank == 0;
-  std::vector<std::vector<long long>> topologies;
-  blocks_ = object_blocks(scene_, writer ? &topologies : nullptr);
+  // Every rank writes its share of each object's topology and per-cell object ids
+  // (write_split); each object's share is freed once written.
+  std::vector<TopologyShare> shares;
+  blocks_ = object_blocks(scene_, lv_.rank, lv_.ranks, &shares);
   const std::vector<XdmfBlock>& blocks = blocks_;
   hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   set_attr_string(view, "about", "per-object connectivity (object-local vertex ids) read by the .xdmf beside this file");
   for (size_t o = 0; o < blocks.size(); ++o) {
     const XdmfBlock& b = blocks[o];
     std::vector<long long> topo;
-    if (writer) topo.swap(topologies[o]);
+    topo.swap(shares[o].values);
     hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    write_replicated(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(b.topology_size)}, lv_.rank);
-    const std::vector<int> ids(writer ? b.num_cells : 0, static_cast<int>(o));
-    write_replicated(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(b.num_cells)}, lv_.rank);
+    write_split(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(b.topology_size)}, shares[o].begin, shares[o].end);
+    const hsize_t cells = hsize_t(b.num_cells), begin = cells * lv_.rank / lv_.ranks,
+                  end = cells * (lv_.rank + 1) / lv_.ranks;
+    const std::vector<int> ids(end - begin, static_cast<int>(o));
+    write_split(g, "object_id", H5T_NATIVE_INT, ids, {cells}, begin, end);
     set_attr_string(g, "name", scene_.objects[o].name);
     H5Gclose(g);
   }
@@ -758,7 +836,7 @@ void ResultFile::write_xdmf() const {
   if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
   H5Dclose(ts);
   L.stats = stat_names(file_);
-  L.blocks = blocks_.empty() ? object_blocks(scene_, nullptr) : blocks_;  // (restart: not built yet)
+  L.blocks = blocks_.empty() ? object_blocks(scene_, 0, 1, nullptr) : blocks_;  // (restart: not built yet)
   std::ofstream(xdmf) << xdmf_text(L);
 }
 

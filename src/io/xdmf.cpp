@@ -45,30 +45,41 @@ std::string slab(const std::string& file, const std::string& path, const std::ve
 
 }  // namespace
 
-std::vector<long long> xdmf_topology(const ObjectCells& c, long long first, XdmfBlock& b) {
-  const long long P = c.points.size(), S = c.segments.size() / 2, T = c.triangles.size() / 3, K = c.tets.size() / 4;
+void xdmf_shape(long long P, long long S, long long T, long long K, XdmfBlock& b) {
   const int kinds = (P > 0) + (S > 0) + (T > 0) + (K > 0);
-  std::vector<long long> out;
   b.num_cells = P + S + T + K;
   if (kinds <= 1) {
     // One primitive type: the plain topology (an object without primitives shows its
     // vertices as points, so nothing the file holds is invisible).
-    const std::vector<long long>* ids = &c.triangles;
     b.cell = XdmfCell::Triangle, b.nodes_per_cell = 3;
-    if (K > 0) ids = &c.tets, b.cell = XdmfCell::Tetrahedron, b.nodes_per_cell = 4;
-    if (S > 0) ids = &c.segments, b.cell = XdmfCell::Polyline, b.nodes_per_cell = 2;
-    if (P > 0) ids = &c.points, b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1;
-    if (kinds == 0) {
-      b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1, b.num_cells = b.num_vertices;
-      for (long long v = 0; v < b.num_vertices; ++v) out.push_back(v);
-    } else {
-      out.reserve(ids->size());
-      for (long long v : *ids) out.push_back(v - first);
-    }
+    if (K > 0) b.cell = XdmfCell::Tetrahedron, b.nodes_per_cell = 4;
+    if (S > 0) b.cell = XdmfCell::Polyline, b.nodes_per_cell = 2;
+    if (P > 0) b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1;
+    if (kinds == 0) b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1, b.num_cells = b.num_vertices;
+    b.topology_size = b.num_cells * b.nodes_per_cell;
   } else {
     // Mixed: each cell is its type code, then (for polyvertices and polylines) its node
     // count, then its nodes.
     b.cell = XdmfCell::Mixed, b.nodes_per_cell = 0;
+    b.topology_size = 3 * P + 4 * S + 4 * T + 5 * K;
+  }
+}
+
+std::vector<long long> xdmf_topology(const ObjectCells& c, long long first, XdmfBlock& b) {
+  const long long P = c.points.size(), S = c.segments.size() / 2, T = c.triangles.size() / 3, K = c.tets.size() / 4;
+  xdmf_shape(P, S, T, K, b);
+  std::vector<long long> out;
+  out.reserve(b.topology_size);
+  if (b.cell != XdmfCell::Mixed) {
+    const std::vector<long long>* ids = &c.triangles;
+    if (K > 0) ids = &c.tets;
+    if (S > 0) ids = &c.segments;
+    if (P > 0) ids = &c.points;
+    if (P + S + T + K == 0)
+      for (long long v = 0; v < b.num_vertices; ++v) out.push_back(v);
+    else
+      for (long long v : *ids) out.push_back(v - first);
+  } else {
     for (long long v : c.points) out.insert(out.end(), {1, 1, v - first});
     for (long long s = 0; s < S; ++s) out.insert(out.end(), {2, 2, c.segments[2 * s] - first, c.segments[2 * s + 1] - first});
     for (long long t = 0; t < T; ++t)
@@ -77,7 +88,6 @@ std::vector<long long> xdmf_topology(const ObjectCells& c, long long first, Xdmf
       out.insert(out.end(), {6, c.tets[4 * k] - first, c.tets[4 * k + 1] - first, c.tets[4 * k + 2] - first,
                              c.tets[4 * k + 3] - first});
   }
-  b.topology_size = static_cast<long long>(out.size());
   return out;
 }
 

@@ -65,6 +65,11 @@ struct ObjectCells {
 };
 std::vector<long long> xdmf_topology(const ObjectCells& cells, long long first_vertex, XdmfBlock& block);
 
+// The block's cell type, nodes per cell, cell count and topology size for an object of
+// P points, S segments, T triangles and K tets (block.num_vertices set): what
+// xdmf_topology sets, from the counts alone (ranks that write only part of the topology).
+void xdmf_shape(long long P, long long S, long long T, long long K, XdmfBlock& block);
+
 // The whole OUT.xdmf text.
 std::string xdmf_text(const XdmfLayout& layout);
 

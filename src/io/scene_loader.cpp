@@ -180,85 +180,135 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // through it) + every set's stencils (the Hessian's pattern).
   // One rank needs no graph: every vertex is its own (the graph and its element list were
   // the largest transient arrays of a one-rank build, ~0.9 KB per cloth vertex).
-  VertexGraph g;
-  if (ranks > 1) {
-    FlatElements elems;
-    for (const Tri& t : tris) elems.add(t.data(), 3);
-    for (const ElementSet& set : sets)
-      for (int k = 0; k < set.size(); ++k) elems.add(set.stencil(k), set.arity);
-    // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
-    for (const auto& p : stitch_pairs) elems.add(p.data(), 2);
-    g = build_vertex_graph(n, elems);
-  }
-  // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
-  // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
-  // rank could get a whole obstacle and the other rank most of the cloth.
-  // By work (issue 19 point 4): a tet vertex leads ~5 tets, a cloth vertex ~2 triangles and
-  // ~3 hinges, a rod vertex a segment and a triple, and their kernels cost 0.09 (rod
-  // segment) to 1.4 us (rod triple) each (TermFactory::cost, measured), so equal vertex
-  // counts are not equal work once kinds mix. Hessian blocks alone (arity^2) balanced the
-  // blocks of all_in exactly but left its measured local assembly time 1.45x imbalanced
-  // (bench/results/balance.md): the cost per block differs 100x between terms.
-  std::vector<int> weight(n);
-  if (options.weights == PartitionWeights::work) {
-    std::vector<long> work(n, 0);
-    for (const ElementSet& set : sets)
-      for (int k = 0; k < set.size(); ++k)
-        work[set.stencil(k)[0]] += set.term->cost > 0 ? set.term->cost : static_cast<long>(set.arity) * set.arity;
-    for (int i = 0; i < n; ++i) work[i] += 1 + (ranks > 1 ? g.xadj[i + 1] - g.xadj[i] : 0);
-    for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : static_cast<int>(std::min<long>(work[i], 1 << 20));
-  } else {
-    for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
-  }
-  // Particles have no edges: METIS would scatter them over the parts. They are split by
-  // recursive coordinate bisection instead (compact slabs), particle part p going to rank
-  // p; METIS balances the other dynamic vertices (particles weigh 0 there), RCB the
-  // particles, so each rank's dynamic count is balanced as a sum of two balanced splits.
-  // Deterministic (RCB orders by (coordinate, id)), so every rank computes the same parts.
-  std::vector<char> is_point(n, 0);
-  for (int v : pts) is_point[v] = 1;
-  for (const ObjectParams& op : s.objects)  // spares follow their vertex (below): no weight of their own
-    for (int k = 0; k < op.spare_count; ++k) weight[op.spare_first + k] = 0;
-  long mesh_dynamic = 0;
-  for (int i = 0; i < n; ++i) {
-    if (is_point[i]) weight[i] = 0;
-    mesh_dynamic += weight[i];
-  }
+  // The partition is computed on ONE rank while the graph fits there (issue 20 point 2):
+  // rank 0 builds the graph and runs METIS, the particles' bisection and the obstacles'
+  // placement, and broadcasts the parts; the other ranks never hold the graph. Beyond
+  // kParallelPartitionAbove dynamic vertices (or when asked) every rank takes part in
+  // PT-Scotch instead. A dynamic vertex here is one METIS weighs: free, neither a particle
+  // nor a tearing spare.
   long dynamic_count = 0;
-  for (int i = 0; i < n; ++i) dynamic_count += weight[i] > 0;
+  {
+    std::vector<char> counted(n, 0);
+    for (int i = 0; i < n; ++i) counted[i] = vmotion[i] < 0;
+    for (int v : pts) counted[v] = 0;
+    for (const ObjectParams& op : s.objects)
+      for (int k = 0; k < op.spare_count; ++k) counted[op.spare_first + k] = 0;
+    for (int i = 0; i < n; ++i) dynamic_count += counted[i];
+  }
   const bool ptscotch =
       ranks > 1 && (options.partitioner == Partitioner::ptscotch ||
                     (options.partitioner == Partitioner::automatic && dynamic_count > kParallelPartitionAbove));
   if (ptscotch) s.partitioner = "PT-Scotch";
-  std::vector<int> part =
-      ranks == 1 || (mesh_dynamic == 0 && !pts.empty())
-          ? std::vector<int>(n, 0)
-          : ptscotch ? partition_graph_parallel(g, ranks, &weight,
-                                                options.comm == MPI_COMM_NULL ? MPI_COMM_SELF : options.comm)
-                     : partition_graph(g, ranks, &weight);
-  if (!pts.empty() && ranks > 1) {
-    std::vector<Vec3> px;
-    std::vector<double> pw;
-    for (int v : pts) px.push_back(X[v]), pw.push_back(vmotion[v] >= 0 ? 0.0 : 1.0);
-    const std::vector<int> ppart = partition_coordinates(px, ranks, &pw);
-    for (size_t k = 0; k < pts.size(); ++k) part[pts[k]] = ppart[k];
-    if (mesh_dynamic == 0) {
-      // Particles alone (beside obstacles): the obstacles are placed below, by proximity.
-      for (int i = 0; i < n; ++i)
-        if (!is_point[i]) part[i] = 0;
+  const bool from_rank0 = ranks > 1 && !ptscotch && options.comm != MPI_COMM_NULL;
+  int comm_rank = 0;
+  if (from_rank0) MPI_Comm_rank(options.comm, &comm_rank);
+  auto compute_parts = [&]() -> std::vector<int> {
+    VertexGraph g;
+    if (ranks > 1) {
+      FlatElements elems;
+      for (const Tri& t : tris) elems.add(t.data(), 3);
+      for (const ElementSet& set : sets)
+        for (int k = 0; k < set.size(); ++k) elems.add(set.stencil(k), set.arity);
+      // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
+      for (const auto& p : stitch_pairs) elems.add(p.data(), 2);
+      g = build_vertex_graph(n, elems);
     }
+    // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
+    // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
+    // rank could get a whole obstacle and the other rank most of the cloth.
+    // By work (issue 19 point 4): a tet vertex leads ~5 tets, a cloth vertex ~2 triangles and
+    // ~3 hinges, a rod vertex a segment and a triple, and their kernels cost 0.09 (rod
+    // segment) to 1.4 us (rod triple) each (TermFactory::cost, measured), so equal vertex
+    // counts are not equal work once kinds mix. Hessian blocks alone (arity^2) balanced the
+    // blocks of all_in exactly but left its measured local assembly time 1.45x imbalanced
+    // (bench/results/balance.md): the cost per block differs 100x between terms.
+    std::vector<int> weight(n);
+    if (options.weights == PartitionWeights::work) {
+      std::vector<long> work(n, 0);
+      for (const ElementSet& set : sets)
+        for (int k = 0; k < set.size(); ++k)
+          work[set.stencil(k)[0]] += set.term->cost > 0 ? set.term->cost : static_cast<long>(set.arity) * set.arity;
+      for (int i = 0; i < n; ++i) work[i] += 1 + (ranks > 1 ? g.xadj[i + 1] - g.xadj[i] : 0);
+      for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : static_cast<int>(std::min<long>(work[i], 1 << 20));
+    } else {
+      for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
+    }
+    // Particles have no edges: METIS would scatter them over the parts. They are split by
+    // recursive coordinate bisection instead (compact slabs), particle part p going to rank
+    // p; METIS balances the other dynamic vertices (particles weigh 0 there), RCB the
+    // particles, so each rank's dynamic count is balanced as a sum of two balanced splits.
+    // Deterministic (RCB orders by (coordinate, id)): the same parts however it is run.
+    std::vector<char> is_point(n, 0);
+    for (int v : pts) is_point[v] = 1;
+    for (const ObjectParams& op : s.objects)  // spares follow their vertex (below): no weight of their own
+      for (int k = 0; k < op.spare_count; ++k) weight[op.spare_first + k] = 0;
+    long mesh_dynamic = 0;
+    for (int i = 0; i < n; ++i) {
+      if (is_point[i]) weight[i] = 0;
+      mesh_dynamic += weight[i];
+    }
+    std::vector<int> part =
+        ranks == 1 || (mesh_dynamic == 0 && !pts.empty())
+            ? std::vector<int>(n, 0)
+            : ptscotch ? partition_graph_parallel(g, ranks, &weight,
+                                                  options.comm == MPI_COMM_NULL ? MPI_COMM_SELF : options.comm)
+                       : partition_graph(g, ranks, &weight);
+    if (!pts.empty() && ranks > 1) {
+      std::vector<Vec3> px;
+      std::vector<double> pw;
+      for (int v : pts) px.push_back(X[v]), pw.push_back(vmotion[v] >= 0 ? 0.0 : 1.0);
+      const std::vector<int> ppart = partition_coordinates(px, ranks, &pw);
+      for (size_t k = 0; k < pts.size(); ++k) part[pts[k]] = ppart[k];
+      if (mesh_dynamic == 0) {
+        // Particles alone (beside obstacles): the obstacles are placed below, by proximity.
+        for (int i = 0; i < n; ++i)
+          if (!is_point[i]) part[i] = 0;
+      }
+    }
+    // ... and an obstacle goes with the cloth beside it, not wherever METIS put a
+    // zero-weight component (partition/kinematic_owner.hpp).
+    if (ranks > 1) {
+      std::vector<char> kinematic(n);
+      for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
+      attach_kinematic_to_nearest(g, X, kinematic, part);
+    }
+    return part;
+  };
+  // Rank 0's failure (e.g. more ranks than vertices) reaches every rank as the same error,
+  // so none waits for parts that never come.
+  auto parts_from_rank0 = [&]() -> std::vector<int> {
+    std::vector<int> part;
+    int failure[2] = {0, 0};  // 1 input error, 2 other; message length
+    std::string message;
+    if (comm_rank == 0) {
+      try {
+        part = compute_parts();
+      } catch (const InputError& e) {
+        failure[0] = 1, message = e.what();
+      } catch (const std::exception& e) {
+        failure[0] = 2, message = e.what();
+      }
+      failure[1] = static_cast<int>(message.size());
+    }
+    MPI_Bcast(failure, 2, MPI_INT, 0, options.comm);
+    if (failure[0]) {
+      message.resize(failure[1]);
+      MPI_Bcast(message.data(), failure[1], MPI_CHAR, 0, options.comm);
+      if (failure[0] == 1) throw InputError(message);
+      throw RuntimeFailure(message);
+    }
+    part.resize(n);
+    MPI_Bcast(part.data(), n, MPI_INT, 0, options.comm);
+    return part;
+  };
+  std::vector<int> part;
+  try {
+    part = from_rank0 ? parts_from_rank0() : compute_parts();
+  } catch (const InputError& e) {  // (e.g. more ranks than vertices: name the case)
+    const std::string what = e.what();
+    if (what.rfind(spec.path, 0) == 0) throw;
+    throw InputError(spec.path + ": " + what);
   }
-  // ... and an obstacle goes with the cloth beside it, not wherever METIS put a
-  // zero-weight component (partition/kinematic_owner.hpp).
-  if (ranks > 1) {
-    std::vector<char> kinematic(n);
-    for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
-    attach_kinematic_to_nearest(g, X, kinematic, part);
-  }
-
-  g = VertexGraph{};  // partitioned: free the graph before the solver-order copies
-  std::vector<int>().swap(weight);
-  std::vector<char>().swap(is_point);
 
   // A spare goes with the vertex it shadows (spare k of an object: its vertex k): the
   // spares are spread as the object is, and a split often keeps the new vertex's rank.

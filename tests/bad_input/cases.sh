@@ -21,6 +21,17 @@ for f in self_intersecting rod_through_cloth particles_overlap; do
   cmp -s start1.txt start2.txt && cmp -s start1.txt start3.txt ||
     fail "$f: the initial check's message depends on the rank count: $(cat start1.txt start2.txt start3.txt)"
 done
+# More ranks than vertices: the partition is computed on rank 0 alone, and its refusal
+# must reach the other ranks (they wait for the parts) as the same one-line error.
+cat > one_segment.yaml << 'CASE'
+name: one_segment
+time: {dt: 0.01, frames: 1}
+objects:
+  - {name: r, kind: rod, mesh: {generator: line, length: 0.1, segments: 1}, material: {density: 1000, youngs: 1.0e6, radius: 1.0e-3}}
+CASE
+expect_input_error "more ranks than vertices" $WEFT_MPIEXEC -n 3 "$W" one_segment.yaml -o bad.h5
+grep -q "^weft: error: one_segment.yaml: cannot split 2 vertices over 3 ranks" err.txt || fail "more ranks than vertices: $(cat err.txt)"
+[ ! -e bad.h5 ] || fail "more ranks than vertices: a result file was written"
 expect_input_error "unknown --set key" "$W" "$C" --set time.dtt=0.1 -o bad.h5
 expect_input_error "negative dt via --set" "$W" "$C" --set time.dt=-0.1 -o bad.h5
 expect_input_error "missing case file" "$W" no_such_case.yaml

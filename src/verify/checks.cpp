@@ -256,49 +256,55 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
   if (n < 2) return;
   const std::vector<Prim>& prims = prims_;
 
-  raw_.resize(n);
-  boxes_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  // A primitive's box at x (raw) and the same inflated by half its offset (+ tol): two
+  // inflated boxes overlap whenever the primitives are closer than their pair offset
+  // (+ 2 tol), so no violating pair is missed.
+  auto box_of = [&](std::size_t i, Aabb& raw, Aabb& padded) {
     const Prim& p = prims[i];
-    Aabb b;
-    for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = x[p.v[0]][k];
+    for (int k = 0; k < 3; ++k) raw.lo[k] = raw.hi[k] = x[p.v[0]][k];
     for (int m = 1; m < p.n; ++m)
       for (int k = 0; k < 3; ++k) {
-        b.lo[k] = std::min(b.lo[k], x[p.v[m]][k]);
-        b.hi[k] = std::max(b.hi[k], x[p.v[m]][k]);
+        raw.lo[k] = std::min(raw.lo[k], x[p.v[m]][k]);
+        raw.hi[k] = std::max(raw.hi[k], x[p.v[m]][k]);
       }
-    raw_[i] = b;
-    // Two boxes inflated by half their offsets (+ tol) overlap whenever the primitives are
-    // closer than their pair offset (+ 2 tol), so no violating pair is missed.
+    padded = raw;
     const double pad = 0.5 * p.offset + opt_.tol_distance;
     for (int k = 0; k < 3; ++k) {
-      b.lo[k] -= pad;
-      b.hi[k] += pad;
+      padded.lo[k] -= pad;
+      padded.hi[k] += pad;
     }
-    boxes_[i] = b;
-  }
-  // Distributed (set_share): the grid holds this process's primitives and the others whose
-  // boxes meet the union of its own, which holds every pair it examines.
+  };
   if (mine_) {
+    // Distributed (set_share): the grid holds this process's primitives and the others
+    // whose boxes meet the union of its own, which holds every pair it examines. Boxes are
+    // kept for those only (the whole surface's boxes were ~200 bytes per vertex on every
+    // process): a first pass finds the union, a second keeps the near primitives.
     share_.resize(n);
-    Aabb own;
+    Aabb own, raw, padded;
     for (int k = 0; k < 3; ++k) own.lo[k] = HUGE_VAL, own.hi[k] = -HUGE_VAL;
     for (std::size_t i = 0; i < n; ++i) {
       share_[i] = mine_(prims[i].v[0]) ? 1 : 0;
-      if (share_[i])
-        for (int k = 0; k < 3; ++k) own.lo[k] = std::min(own.lo[k], boxes_[i].lo[k]), own.hi[k] = std::max(own.hi[k], boxes_[i].hi[k]);
+      if (!share_[i]) continue;
+      box_of(i, raw, padded);
+      for (int k = 0; k < 3; ++k) own.lo[k] = std::min(own.lo[k], padded.lo[k]), own.hi[k] = std::max(own.hi[k], padded.hi[k]);
     }
     near_.clear();
-    near_boxes_.clear();
-    for (std::size_t i = 0; i < n; ++i)
-      if (share_[i] || overlap(boxes_[i], own)) near_.push_back(std::uint32_t(i)), near_boxes_.push_back(boxes_[i]);
-    grid_.build(near_boxes_);
+    raw_.clear();
+    boxes_.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      box_of(i, raw, padded);
+      if (share_[i] || overlap(padded, own)) near_.push_back(std::uint32_t(i)), raw_.push_back(raw), boxes_.push_back(padded);
+    }
   } else {
-    grid_.build(boxes_);
+    raw_.resize(n);
+    boxes_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) box_of(i, raw_[i], boxes_[i]);
   }
+  grid_.build(boxes_);
 
   const double tol = opt_.tol_distance, crossing = opt_.crossing_distance;
-  auto examine = [&](std::uint32_t i, std::uint32_t j) {
+  // i, j: primitive indices (i < j); ri, rj: their raw boxes.
+  auto examine = [&](std::uint32_t i, std::uint32_t j, const Aabb& ri, const Aabb& rj) {
     const Prim &a = prims[i], &b = prims[j];  // a.kind <= b.kind since i < j
     for (int u = 0; u < a.n; ++u)
       for (int w = 0; w < b.n; ++w)
@@ -308,14 +314,14 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
     // Lower bound on the distance: the gap between the raw boxes. A pair that can neither
     // be a violation nor beat the smallest gap so far needs no distance evaluation (its
     // intersection test still runs; intersecting pairs have overlapping raw boxes).
-    const bool boxes_touch = overlap(raw_[i], raw_[j]);
+    const bool boxes_touch = overlap(ri, rj);
     ++s.distance_pairs;
     const double needed = std::max(offset - tol, offset + s.distance_gap);  // d below this matters
     double lb = 0;
     if (!boxes_touch) {
       double g2 = 0;
       for (int k = 0; k < 3; ++k) {
-        const double g = std::max(raw_[j].lo[k] - raw_[i].hi[k], raw_[i].lo[k] - raw_[j].hi[k]);
+        const double g = std::max(rj.lo[k] - ri.hi[k], ri.lo[k] - rj.hi[k]);
         if (g > 0) g2 += g * g;
       }
       lb = std::sqrt(g2);
@@ -336,8 +342,8 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
         // so it never exceeds the true separation.
         double scale = 0;
         for (int k = 0; k < 3; ++k)
-          scale = std::max({scale, std::fabs(raw_[i].lo[k]), std::fabs(raw_[i].hi[k]), std::fabs(raw_[j].lo[k]),
-                            std::fabs(raw_[j].hi[k])});
+          scale = std::max({scale, std::fabs(ri.lo[k]), std::fabs(ri.hi[k]), std::fabs(rj.lo[k]),
+                            std::fabs(rj.hi[k])});
         const double sep = (bmin - amax) - 1e-12 * scale;
         lb = std::max(lb, sep);
       }
@@ -391,10 +397,10 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
   if (mine_)
     grid_.for_each_pair([&](std::uint32_t ci, std::uint32_t cj) {
       const std::uint32_t i = near_[ci], j = near_[cj];  // ascending, so i < j
-      if (share_[i]) examine(i, j);  // the pair belongs to its lower primitive's owner
+      if (share_[i]) examine(i, j, raw_[ci], raw_[cj]);  // the pair belongs to its lower primitive's owner
     });
   else
-    grid_.for_each_pair(examine);
+    grid_.for_each_pair([&](std::uint32_t i, std::uint32_t j) { examine(i, j, raw_[i], raw_[j]); });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -129,12 +129,13 @@ class FrameChecker {
   };
   std::vector<AnisoTri> aniso_;
   long strain_limited_ = 0, degenerate_rest_ = 0, first_degenerate_ = -1;
+  // The grid's primitives' boxes (inflated, raw): every primitive's, or with set_share
+  // those of near_ only, in near_'s order.
   std::vector<Aabb> boxes_, raw_;
   GridBroadPhase grid_;
   std::function<bool(int)> mine_;
   std::vector<char> share_;  // per primitive: examined here (set_share)
   std::vector<std::uint32_t> near_;  // set_share: the primitives in the grid, ascending
-  std::vector<Aabb> near_boxes_;
 };
 
 struct CheckLine {

@@ -46,9 +46,7 @@ std::uint64_t SpatialHash::hash(std::int64_t i, std::int64_t j, std::int64_t k) 
 
 namespace {
 
-// The hash's cell size: the median of the boxes' largest sides. Not the mean: a few boxes
-// stretched far (a cloth hanging from single pinned vertices, strain ~100) made the mean
-// cell hold hundreds of the ordinary boxes, which every query then scanned.
+// The hash's cell size: the mean of the boxes' largest sides.
 double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) {
   double e = 0.0;
   for (size_t n = 0; n < lo.size(); ++n) e += (hi[n] - lo[n]).maxCoeff();

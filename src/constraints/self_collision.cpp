@@ -46,6 +46,13 @@ std::uint64_t SpatialHash::hash(std::int64_t i, std::int64_t j, std::int64_t k) 
 
 namespace {
 
+// The hash's cell size: the mean of the boxes' largest sides.
+double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) {
+  double e = 0.0;
+  for (size_t n = 0; n < lo.size(); ++n) e += (hi[n] - lo[n]).maxCoeff();
+  return lo.empty() ? 0.0 : e / lo.size();
+}
+
 // Barycentric coordinates (of a, b, c) of y's projection on the triangle's plane; false for a
 // degenerate triangle.
 bool raw_barycentric(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, Vec3* out) {
@@ -83,17 +90,15 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   // and a common motion no longer inflates every swept box.
   auto S1 = [&](int v) { return Vec3(P1(v) - shift); };
   std::vector<Vec3> lo(tri_subset.size()), hi(tri_subset.size());
-  double extent = 0.0;
   for (size_t n = 0; n < tri_subset.size(); ++n) {
     const Tri& t = tris[tri_subset[n]];
     lo[n] = hi[n] = P0(t[0]);
     for (int a = 0; a < 3; ++a)
       for (const Vec3& p : {Vec3(P0(t[a])), S1(t[a])}) lo[n] = lo[n].cwiseMin(p), hi[n] = hi[n].cwiseMax(p);
-    extent += (hi[n] - lo[n]).maxCoeff();
   }
   // Cells about the size of a (swept) triangle (001 sec. 4.3 assumes triangles of similar
   // size).
-  const double cell = extent / tri_subset.size() + reach;
+  const double cell = typical_extent(lo, hi) + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
   // Each triangle's plane at x0 and x1 (a corner, the normal N and |N|), once per call
@@ -164,22 +169,37 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
   auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
   std::vector<Vec3> lo(edges.size()), hi(edges.size());
-  double extent = 0.0;
   for (size_t n = 0; n < edges.size(); ++n) {
     lo[n] = hi[n] = P0(edges[n][0]);
     for (int a = 0; a < 2; ++a)
       for (const Vec3& p : {P0(edges[n][a]), Vec3(P1(edges[n][a]) - shift)})
         lo[n] = lo[n].cwiseMin(p), hi[n] = hi[n].cwiseMax(p);
-    extent += (hi[n] - lo[n]).maxCoeff();
   }
-  const double cell = extent / edges.size() + reach;
+  const double cell = typical_extent(lo, hi) + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  // Line signed distance (edge_edge_collision_constraint with side +1, h 0) at one instant.
-  Stencil3<4> xs;
-  auto line_distance = [&](auto&& P, int a, int b) {
-    xs.col(0) = P(edges[a][0]), xs.col(1) = P(edges[a][1]), xs.col(2) = P(edges[b][0]), xs.col(3) = P(edges[b][1]);
-    return edge_edge_collision_constraint(xs, 0.0, 1, nullptr);
+  // The edge vectors at both instants, once per call.
+  std::vector<Vec3> E0(edges.size()), E1(edges.size());
+  for (size_t n = 0; n < edges.size(); ++n)
+    E0[n] = P0(edges[n][1]) - P0(edges[n][0]), E1[n] = P1(edges[n][1]) - P1(edges[n][0]);
+  // The lines' signed distance at one instant (edge_edge_collision_constraint's value with
+  // side +1 and h 0, in closed form): o = r . (e_a x e_b) over |e_a x e_b|, r = a0 - b0; 0 for
+  // nearly parallel edges (|e_a x e_b| <= 1e-10 |e_a| |e_b|: no common normal). Kept as the
+  // pair (o, |N|^2) so the cheap tests need no square root.
+  struct LineDistance {
+    double o = 0.0, nsq = 0.0;
+    bool parallel = true;
+    double value() const { return parallel ? 0.0 : o / std::sqrt(nsq); }
+    bool negative() const { return !parallel && o < 0; }
+    bool within(double r) const { return parallel || o * o < r * r * nsq; }
+  };
+  auto line_distance = [&](const std::vector<Vec3>& E, auto&& P, int a, int b) {
+    LineDistance d;
+    const Vec3 N = E[a].cross(E[b]);
+    d.nsq = N.squaredNorm();
+    d.parallel = !(d.nsq > 1e-20 * E[a].squaredNorm() * E[b].squaredNorm()) || !(d.nsq > 0);
+    d.o = (P(edges[a][0]) - P(edges[b][0])).dot(N);
+    return d;
   };
   const int nv = static_cast<int>(rings.start.size()) - 1;
   std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
@@ -207,13 +227,14 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
       // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
       // final check's business).
-      const double d0 = line_distance(P0, a, b), d1 = line_distance(P1, a, b);
-      if ((d0 < 0) == (d1 < 0) && !(std::abs(d1) < reach)) return;  // the cheap tests first
+      const LineDistance l0 = line_distance(E0, P0, a, b), l1 = line_distance(E1, P1, a, b);
+      if (l0.negative() == l1.negative() && !l1.within(reach)) return;  // the cheap tests first
       // Crossings inside both edges only (0.1% from either end): near an end the vertex-
       // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
       // (a vertex and its spare share a position) without being neighbours.
       if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
-      const double scale = (P0(ea[1]) - P0(ea[0])).norm() + (P0(eb[1]) - P0(eb[0])).norm();
+      const double d0 = l0.value(), d1 = l1.value();
+      const double scale = E0[a].norm() + E0[b].norm();
       const bool facing0 = std::abs(d0) > 1e-9 * scale &&
                            edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
       const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
@@ -266,17 +287,23 @@ namespace {
 
 double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { return (b - a).cross(c - a).dot(d - a); }
 
+// Both ends strictly on one side of the plane (op, oq: orient(a, b, c, p / q)), or the segment
+// in the plane (a flat sheet's own edges: the other edges' crossings reveal a coplanar
+// overlap), is no crossing.
+bool apart_from_plane(double op, double oq) { return (op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0); }
+
+// The line pq passes through the closed triangle: the three signed volumes of pq with its
+// edges agree in sign (zero allowed: touching counts, as for weft-verify).
+bool line_meets_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
+  return (u >= 0 && v >= 0 && w >= 0) || (u <= 0 && v <= 0 && w <= 0);
+}
+
 }  // namespace
 
 bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
-  const double op = orient(a, b, c, p), oq = orient(a, b, c, q);
-  // Both ends strictly on one side, or the segment in the plane (a flat sheet's own edges:
-  // the other edges' crossings reveal a coplanar overlap), is no crossing.
-  if ((op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0)) return false;
-  // The line pq passes through the closed triangle: the three signed volumes of pq with its
-  // edges agree in sign (zero allowed: touching counts, as for weft-verify).
-  const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
-  return (u >= 0 && v >= 0 && w >= 0) || (u <= 0 && v <= 0 && w <= 0);
+  const Vec3 N = (b - a).cross(c - a);
+  return !apart_from_plane(N.dot(p - a), N.dot(q - a)) && line_meets_triangle(p, q, a, b, c);
 }
 
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
@@ -286,6 +313,12 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
   auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
   auto marked = [&](int v) { return !only || (*only)[v]; };
+  auto touches_at_corner = [](auto&& P, int i, int j, const Tri& T) {
+    for (int u : {i, j})
+      for (int w : T)
+        if (P(u) == P(w)) return true;
+    return false;
+  };
   auto tri_box = [&](const Tri& t, Vec3& lo, Vec3& hi) {
     lo = hi = P1(t[0]);
     for (int a = 1; a < 3; ++a) lo = lo.cwiseMin(P1(t[a])), hi = hi.cwiseMax(P1(t[a]));
@@ -308,18 +341,25 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
   std::vector<int> kept;
   std::vector<Vec3> lo, hi;
   kept.reserve(tris.size()), lo.reserve(tris.size()), hi.reserve(tris.size());
-  double extent = 0.0;
   for (size_t n = 0; n < tris.size(); ++n) {
     Vec3 l, h;
     tri_box(tris[n], l, h);
     if (!in_box(l, h)) continue;
     kept.push_back(static_cast<int>(n)), lo.push_back(l), hi.push_back(h);
-    extent += (h - l).maxCoeff();
   }
   if (kept.empty()) return;
-  const double cell = extent / kept.size();
+  const double cell = typical_extent(lo, hi);
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
+  // Each kept triangle's corner and normal at x1, once: the plane side of the edge's ends
+  // (orient(a, b, c, .) of segment_crosses_triangle, the same expression) rejects most
+  // candidates before the exact test.
+  std::vector<Vec3> corner(kept.size()), normal(kept.size());
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const Tri& T = tris[kept[k]];
+    corner[k] = P1(T[0]);
+    normal[k] = (P1(T[1]) - corner[k]).cross(P1(T[2]) - corner[k]);
+  }
   std::vector<int> seen(kept.size(), -1);
   for (size_t e = 0; e < edges.size(); ++e) {
     const int i = edges[e][0], j = edges[e][1];
@@ -335,9 +375,18 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
       if (T[0] == i || T[1] == i || T[2] == i || T[0] == j || T[1] == j || T[2] == j) return;
       if (!edge_marked && !marked(T[0]) && !marked(T[1]) && !marked(T[2])) return;
       if ((elo.array() > hi[k].array()).any() || (ehi.array() < lo[k].array()).any()) return;
-      if (!segment_crosses_triangle(p, q, P1(T[0]), P1(T[1]), P1(T[2]))) return;
-      // Already so at x0 (a torn crack's sides touch where they split): not this substep's.
-      if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2]))) return;
+      if (apart_from_plane(normal[k].dot(p - corner[k]), normal[k].dot(q - corner[k]))) return;
+      if (!line_meets_triangle(p, q, P1(T[0]), P1(T[1]), P1(T[2]))) return;
+      // A torn crack's two sides begin at one point: a vertex and its spare share a position.
+      // An edge from such a vertex meets the triangle at that point only (a segment leaving a
+      // triangle's corner off its plane), which is the crack, not a crossing; so a pair with
+      // an edge end at a triangle corner's position is no crossing at x1, and at x0 its
+      // touching does not excuse a crossing at x1 (the crack's faces folding through each
+      // other are judged like any pair).
+      if (touches_at_corner(P1, i, j, T)) return;
+      // Already crossing at x0 (any other way): not this substep's.
+      if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2])) && !touches_at_corner(P0, i, j, T))
+        return;
       out.push_back({static_cast<int>(e), t});
     });
   }

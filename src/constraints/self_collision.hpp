@@ -114,6 +114,8 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 // The final check of a substep: the (edge, triangle) pairs, sharing no vertex, whose segment
 // meets the triangle at x1 but did not at x0 (the crossings the constraints let through),
 // ordered by edge then triangle (a pure function of the positions: the same on every rank).
+// An edge end at the position of a triangle corner (a torn crack: a vertex and its spare)
+// makes no crossing at x1, and its touching at x0 does not excuse a crossing at x1.
 // only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
 // marked vertices' positions can have made).
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,

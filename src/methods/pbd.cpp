@@ -383,6 +383,66 @@ void PbdStepper::tear_pass_() {
     }
   }
   rebuild_();
+  if (self_) separate_split_(splits, x);
+}
+
+// A split leaves the vertex and its spare at one point, where the crack's two fans touch: an
+// intersection for weft-verify (touching counts) and no side for the self-collision pairs
+// between the fans (the signed distance is 0), so the fans could fold through each other at
+// the crack and the final check, sending them back to the split, kept them touching. Each of
+// the two moves a thousandth of the way towards the mean centroid of its own fan (into its
+// own sheet, away from the other side of the split plane), giving both sides a position of
+// their own. A move that makes a crossing with any other cloth edge or triangle (exact check,
+// find_new_crossings from the positions before) is undone, until none is left. A pure
+// function of the gathered positions and the topology: the same on every rank.
+void PbdStepper::separate_split_(const std::vector<TearSplit>& splits, const std::vector<Vec3>& xin) {
+  const int n = scene_.num_vertices;
+  constexpr double kFraction = 1e-3;
+  std::vector<Vec3> centroid(n, Vec3::Zero());
+  std::vector<int> count(n, 0);
+  std::vector<char> moved(n, 0);
+  for (const TearSplit& sp : splits) moved[sp.vertex] = moved[sp.spare] = 1;
+  for (const Tri& t : sc_tris_) {
+    const Vec3 c = (xin[t[0]] + xin[t[1]] + xin[t[2]]) / 3.0;
+    for (int v : t)
+      if (moved[v]) centroid[v] += c, ++count[v];
+  }
+  std::vector<double> x0(3 * static_cast<size_t>(n)), x1;
+  for (int v = 0; v < n; ++v)
+    for (int d = 0; d < 3; ++d) x0[3 * v + d] = xin[v][d];
+  x1 = x0;
+  for (int v = 0; v < n; ++v) {
+    if (!moved[v]) continue;
+    if (count[v] == 0 || w_global_[v] == 0) {
+      moved[v] = 0;
+      continue;
+    }
+    const Vec3 step = kFraction * (centroid[v] / count[v] - xin[v]);
+    for (int d = 0; d < 3; ++d) x1[3 * v + d] += step[d];
+  }
+  std::vector<std::array<int, 2>> crossings;
+  for (;;) {
+    find_new_crossings(sc_tris_, sc_edges_, x0.data(), x1.data(), crossings, &moved);
+    int undone = 0;
+    for (const auto& c : crossings) {
+      const Edge& e = sc_edges_[c[0]];
+      const Tri& t = sc_tris_[c[1]];
+      for (int v : {e[0], e[1], t[0], t[1], t[2]})
+        if (moved[v] && (x1[3 * v] != x0[3 * v] || x1[3 * v + 1] != x0[3 * v + 1] || x1[3 * v + 2] != x0[3 * v + 2])) {
+          for (int d = 0; d < 3; ++d) x1[3 * v + d] = x0[3 * v + d];
+          ++undone;
+        }
+    }
+    if (undone == 0) break;
+  }
+  for (int l = 0; l < n_local_; ++l) {
+    const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
+    if (!moved[v]) continue;
+    for (int d = 0; d < 3; ++d) {
+      const double dx = x1[3 * v + d] - x0[3 * v + d];
+      xs_[3 * l + d] += dx, x_old_[3 * l + d] += dx;  // the history moves along: no velocity
+    }
+  }
 }
 
 // Everything built from the topology, masses and rest positions, again (the colouring from

@@ -84,6 +84,7 @@ class PbdStepper final : public Stepper {
   void build_constraints();
   void build_collision_surface_();
   void build_self_();
+  void separate_split_(const std::vector<TearSplit>& splits, const std::vector<Vec3>& x);
   // Tearing (constraints/tearing.hpp): a pass at the start of every substep; after splits,
   // the spares take their vertex's state and everything built from the topology is rebuilt.
   void tear_pass_();

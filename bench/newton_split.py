@@ -68,6 +68,9 @@ def split(r):
         "line_search": tot("line_search_cpu_max") / its,
         "contact_rest": contact_rest / its,
         "wall": tot("wall_max") / its,
+        # all threads of the busiest process (library helper threads too); older builds lack it
+        "process": tot("process_cpu_max") / its if all("process_cpu_max" in x for x in st) else float("nan"),
+        "swept": ph("swept_broad") / its,
     }
 
 
@@ -109,25 +112,29 @@ def main():
              "ms of the busiest rank's thread CPU per Newton iteration (assembly = elastic + barrier + friction; "
              "contact = the contact layer's phases outside assembly: broad phases, coupling pattern with matrix "
              "rebuilds, CCD, trial barrier energies, gap; its CCD and trial energies are also in the line search).", "",
-             "| config | build | Newton its | rebuilds / it | CPU / it | assembly | elastic | barrier | friction "
-             "| solve | line search | contact | wall / it | load (start) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "process CPU = all threads of the busiest process (OpenMP / BLAS helper threads included); "
+             "swept = the swept broad phase (ContactModel::update_swept, part of contact).", "",
+             "| config | build | Newton its | rebuilds / it | CPU / it | process CPU / it | assembly | elastic | barrier "
+             "| friction | solve | line search | contact | swept | wall / it | load (start) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for pair in rows:
         for r in pair:
             if r["status"] != "ok":
-                lines.append(f"| {r['config']} | {r['label']} | {r['status']} |||||||||||")
+                lines.append(f"| {r['config']} | {r['label']} | {r['status']} |||||||||||||")
                 continue
             s = split(r)
             ms = lambda k: f"{1e3 * s[k]:.1f}"  # noqa: E731
             lines.append(f"| {r['config']} | {r['label']} | {s['its']} | {s['rebuilds'] / s['its']:.3f} | {ms('cpu')} "
-                         f"| {ms('assembly')} | {ms('elastic')} | {ms('barrier')} | {ms('friction')} | {ms('solve')} "
-                         f"| {ms('line_search')} | {ms('contact_rest')} | {ms('wall')} | {r['load_at_start']} |")
+                         f"| {ms('process')} | {ms('assembly')} | {ms('elastic')} | {ms('barrier')} | {ms('friction')} "
+                         f"| {ms('solve')} | {ms('line_search')} | {ms('contact_rest')} | {ms('swept')} | {ms('wall')} "
+                         f"| {r['load_at_start']} |")
         ok = [r for r in pair if r["status"] == "ok"]
         if len(ok) == 2:
             a, b = split(ok[0]), split(ok[1])
-            lines.append(f"| {pair[0]['config']} | B / A | | | {b['cpu'] / a['cpu']:.2f} | {b['assembly'] / a['assembly']:.2f} "
-                         f"| {b['elastic'] / a['elastic']:.2f} | | | {b['solve'] / a['solve']:.2f} "
-                         f"| {b['line_search'] / a['line_search']:.2f} | | | |")
+            q = lambda k: f"{b[k] / a[k]:.2f}" if a[k] > 0 else ""  # noqa: E731
+            lines.append(f"| {pair[0]['config']} | B / A | | | {q('cpu')} | {q('process')} | {q('assembly')} "
+                         f"| {q('elastic')} | {q('barrier')} | | {q('solve')} | {q('line_search')} | {q('contact_rest')} "
+                         f"| {q('swept')} | {q('wall')} | |")
     lines.append("")
     lines.append("Commands (one per run, A then B per configuration):")
     lines.append("")

@@ -468,6 +468,18 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
     if (!in) skin_moved_.push_back(v);
   }
+  // A skin set that has outgrown the swept sets it serves is rebuilt from this query, with
+  // its (smaller) steps: updates only ever add pairs, so a skin built in a time step's first,
+  // long Newton steps stays large while the steps shrink, and every later query filters all
+  // of it (soft drape 64^2: 1.2M skin pairs for 46K swept pairs, 13 % of the process).
+  // At 8 times (ContactParams::skin_shrink) one or two rebuilds per time step there; 4 or 3
+  // rebuild more often than they save (bench/results/newton_split.md). The swept set is the
+  // same either way (a superset filtered by the broad phase's own test, in sorted order).
+  if (skin_valid_ && static_cast<double>(skin_.size()) >
+                         params_.skin_shrink * static_cast<double>(std::max(swept_last_, params_.skin_shrink_min))) {
+    skin_valid_ = false;
+    ++timers_.swept_shrinks;
+  }
   if (!skin_valid_ || !skin_moved_.empty()) {
     double step = 0.0;  // the largest vertex step of this query
     for (int v : pts)
@@ -622,6 +634,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       if (overlap(ba[P::a(p)], bb[P::b(p)])) out.push_back(p);
   });
   timers_.swept_candidates += static_cast<long>(swept_.size());
+  swept_last_ = swept_.size();
   store_swept(x, dx);
   swept_shifted_ = false;
   swept_stored_ = true;

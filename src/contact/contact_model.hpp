@@ -25,6 +25,11 @@ struct ContactParams {
   double eps_v = 1e-3;     // friction smoothing velocity (m/s)
   double dt = 0.04;
   AccdParams accd;         // s = 0.1: stop at 10% of the remaining gap (C-IPC section 5.4)
+  // The swept queries' skin set (update_swept) is rebuilt once it holds more than
+  // skin_shrink times the pairs of the last swept set and more than skin_shrink x
+  // skin_shrink_min pairs (a tuning knob, not a case-file key; see contact_model.cpp).
+  double skin_shrink = 8.0;
+  size_t skin_shrink_min = 1024;
 };
 
 // One element block: nv vertices (global solver ids, -1 = fixed kinematic: rows/cols dropped),
@@ -109,6 +114,7 @@ class ContactModel {
   size_t num_candidates() const { return proximity_.size(); }
   const Candidates& proximity_set() const { return proximity_; }
   const Candidates& swept_set() const { return swept_; }
+  const Candidates& skin_set() const { return skin_; }  // the swept set's superset (tests)
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
   double max_offset() const { return max_offset_; }
@@ -173,6 +179,7 @@ class ContactModel {
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
   std::vector<Box> query_pbox_, query_tbox_, query_ebox_;  // scratch: ... and primitive boxes
   bool skin_valid_ = false;
+  size_t swept_last_ = 0;                    // the last query's swept set size (skin shrink)
   double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge
   mutable std::vector<PairDistance> prox_dist_;          // proximity_distances' cache ...
   mutable std::vector<Vec3> prox_dist_x_;                 // ... and the positions it is for

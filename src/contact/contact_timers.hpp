@@ -53,6 +53,7 @@ struct ContactTimers {
   long swept_candidates = 0;     // pairs reported by swept broad phases
   long swept_rebuilds = 0;       // swept queries that ran the broad phase (the rest filtered)
   long swept_updates = 0;        // ... that updated the skin set for a few moved vertices instead
+  long swept_shrinks = 0;        // skin rebuilds because the skin set had outgrown the swept set
   long couplings = 0;            // (row, col) vertex couplings produced
   long pattern_rebuilds = 0;     // matrix re-preallocations
   long barrier_pairs = 0;        // pairs evaluated with derivatives
@@ -97,6 +98,7 @@ struct ContactTimers {
     d.swept_candidates -= before.swept_candidates;
     d.swept_rebuilds -= before.swept_rebuilds;
     d.swept_updates -= before.swept_updates;
+    d.swept_shrinks -= before.swept_shrinks;
     d.couplings -= before.couplings;
     d.pattern_rebuilds -= before.pattern_rebuilds;
     d.barrier_pairs -= before.barrier_pairs;

@@ -14,6 +14,7 @@ int limit_blas_threads(MPI_Comm comm) {
   int on_node = 1;
   MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
+  serialise_openmp();
   if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS")) return 0;
   // Looked up at run time: the BLAS behind libblas.so.3 is the system's choice, and only
   // OpenBLAS has this entry point.
@@ -24,6 +25,15 @@ int limit_blas_threads(MPI_Comm comm) {
   const int n = std::max(1, cores / std::max(1, on_node));
   set(n);
   return n;
+}
+
+bool serialise_openmp() {
+  if (std::getenv("OMP_THREAD_LIMIT") || std::getenv("OMP_MAX_ACTIVE_LEVELS")) return false;
+  using SetLevels = void (*)(int);
+  auto set = reinterpret_cast<SetLevels>(dlsym(RTLD_DEFAULT, "omp_set_max_active_levels"));
+  if (!set) return false;
+  set(0);  // no parallel region is active: each runs on the thread that meets it
+  return true;
 }
 
 }  // namespace weft

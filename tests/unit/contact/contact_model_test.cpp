@@ -233,6 +233,48 @@ TEST(ContactModel, SkinSetUpdatedWhenFewVerticesLeaveIt) {
     }
 }
 
+TEST(ContactModel, SkinSetRebuiltWhenItOutgrowsTheSweptSets) {
+  // A time step's first Newton step is long, the later ones short: the skin set built for
+  // the long one (grown by its steps) holds more pairs than the short ones keep, and
+  // updates only add pairs. Once it holds more than skin_shrink times the last swept set
+  // (and skin_shrink x skin_shrink_min pairs) the next query rebuilds it with its own steps;
+  // every swept set still equals a fresh broad phase. (This coarse cloth's skin sets are
+  // only a few times its swept sets: shrink at 2; the default 8 never fires here.)
+  for (double shrink : {2.0, 8.0})
+    for (int ranks : {1, 2})
+      for (int rank = 0; rank < ranks; ++rank) {
+        Fixture f(24, 1.5e-3, 61 + rank, ranks, rank);
+        f.cp.skin_shrink = shrink;
+        f.cp.skin_shrink_min = 256;
+        ContactModel cm = f.model();
+        const size_t nv = f.sc.x.size();
+        std::vector<Vec3> x = f.sc.x;
+        BroadPhase bp;
+        const long shrinks0 = cm.timers().swept_shrinks;
+        size_t first_skin = 0, last = 0;
+        for (int it = 0; it < 8; ++it) {
+          const std::vector<Vec3> dx = random_step(nv, f.sc.kin, it == 0 ? 9e-3 : 1e-4, 700 + it);
+          const size_t skin_before = cm.skin_set().size();
+          const long shrinks_before = cm.timers().swept_shrinks;
+          cm.update_swept(x, dx);
+          Candidates want;
+          bp.find_swept(f.surf, x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+          EXPECT_TRUE(same(cm.swept_set(), want)) << "shrink " << shrink << " ranks " << ranks << " query " << it;
+          const bool due = it > 0 && double(skin_before) > shrink * double(std::max<size_t>(last, 256));
+          EXPECT_EQ(cm.timers().swept_shrinks - shrinks_before, due ? 1 : 0) << "query " << it;
+          if (it == 0) first_skin = cm.skin_set().size();
+          last = want.size();
+          for (size_t v = 0; v < nv; ++v) x[v] += 0.5 * dx[v];
+        }
+        if (shrink == 2.0) {
+          EXPECT_GE(cm.timers().swept_shrinks - shrinks0, 1) << "ranks " << ranks;
+          EXPECT_LT(cm.skin_set().size(), first_skin);
+        } else {
+          EXPECT_EQ(cm.timers().swept_shrinks - shrinks0, 0) << "ranks " << ranks;
+        }
+      }
+}
+
 TEST(ContactModel, AssembleBarrierSumsThePairPotentials) {
   // The folded cloth over the ground with the layers closer than the support: the model's
   // energy, gradient and Hessian blocks (pairs beyond the support skipped on the cached

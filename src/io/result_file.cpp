@@ -37,30 +37,6 @@ hid_t collective_dxpl() {
   return dxpl;
 }
 
-// A dataset whose whole content every rank holds: created collectively, written by rank 0.
-template <typename T>
-void write_replicated(hid_t loc, const char* name, hid_t type, const std::vector<T>& data,
-                      std::vector<hsize_t> dims, int rank) {
-  hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-  hid_t ds = h5check_id(H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
-  if (H5Sget_simple_extent_npoints(space) == 0) {  // nothing to write (e.g. no segments)
-    H5Sclose(space);
-    H5Dclose(ds);
-    return;
-  }
-  hid_t mem = H5Scopy(space);
-  if (rank != 0) {
-    H5Sselect_none(space);
-    H5Sselect_none(mem);
-  }
-  hid_t dxpl = collective_dxpl();
-  h5check(H5Dwrite(ds, type, mem, space, dxpl, data.empty() ? nullptr : data.data()), name);
-  H5Pclose(dxpl);
-  H5Sclose(mem);
-  H5Sclose(space);
-  H5Dclose(ds);
-}
-
 // Create a (dims[0], ...) dataset and write it collectively, this rank giving rows
 // [begin, end) (`data` holds just those rows): ranks split the rows evenly, so no rank
 // fills the whole array (issue 20: output from each rank's part).
@@ -90,6 +66,14 @@ void write_split(hid_t loc, const char* name, hid_t type, const std::vector<T>& 
   H5Sclose(mem);
   H5Sclose(space);
   H5Dclose(ds);
+}
+
+// A dataset whose whole content every rank holds: created collectively, written by rank 0.
+template <typename T>
+void write_replicated(hid_t loc, const char* name, hid_t type, const std::vector<T>& data,
+                      std::vector<hsize_t> dims, int rank) {
+  const hsize_t rows = dims.empty() ? 0 : dims[0];
+  write_split(loc, name, type, data, std::move(dims), 0, rank == 0 ? rows : 0);
 }
 
 // Overwrite an existing 1-D dataset of doubles whose content every rank holds (rank 0 writes).

@@ -139,18 +139,18 @@ def report(data):
         L.append(f"## {label}\n")
         L.append(f"- date: {info.get('date', '?')}; commit: {info.get('commit', '?')}; command: "
                  f"`{info.get('command', '?')}`\n")
-        L.append("| config | vertices (dynamic) | ranks | steps | Newton its | s/step | s/iteration | contact pairs/it | "
+        L.append("| config | vertices (dynamic) | ranks | steps | Newton its | s/step | s/iteration | CPU s/iteration | contact pairs/it | "
                  "contact % | solve % | elastic % | other % | CPU share | load start / end |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for name, r in runs.items():
             if r["status"] != "ok":
-                L.append(f"| {name} | | | | | | | | | | | | {r['status']} | |")
+                L.append(f"| {name} | | | | | | | | | | | | | {r['status']} | |")
                 continue
             s = C.summary(r)
             w = s["wall_mean"]
             L.append(f"| {name} | {r['vertices']} ({r['dynamic_vertices']}) | {r['ranks']} | "
                      f"{r['first_step'] + 1}-{r['first_step'] + s['steps']} | {s['newton']} | {s['per_step']:.2f} | "
-                     f"{s['per_iter']:.3f} | {contact_pairs(r):.0f} | **{100 * s['contact'] / w:.1f}** | "
+                     f"{s['per_iter']:.3f} | {s['cpu_per_iter']:.3f} | {contact_pairs(r):.0f} | **{100 * s['contact'] / w:.1f}** | "
                      f"{100 * s['solve'] / w:.1f} | {100 * s['elastic'] / w:.1f} | {100 * s['other'] / w:.1f} | "
                      f"{s['cpu_share']:.2f} | {r['load_at_start']} / {r['load_at_end']} |")
         L.append("\nContact phases, ms per Newton iteration (mean over ranks; at 2 ranks: imbalance in brackets)\n")
@@ -180,10 +180,16 @@ def report(data):
             p1 = r1["dynamic_vertices"]
             t0, t1 = C.summary(r0)["per_iter"], C.summary(r1)["per_iter"]
             growth, linear = t1 / t0, p1 / p0
+            # The slowest rank's thread CPU per iteration: on the shared machine wall time follows the load.
+            c0, c1 = C.summary(r0)["cpu_per_iter"], C.summary(r1)["cpu_per_iter"]
             L.append(f"- time per Newton iteration grows at most linearly with the particle count: "
                      + ", ".join(f"{n.split(' x')[0]} {C.summary(r)['per_iter']:.3f} s" for n, r in sc)
                      + f"; {n0.split(' x')[0]} -> {n1.split(' x')[0]}: x{growth:.2f} time for x{linear:.2f} dynamic "
                      f"vertices -> {'met' if growth <= linear else 'NOT met'}")
+            if c0 == c0 and c1 == c1:
+                L.append(f"- the same in CPU time per Newton iteration: "
+                         + ", ".join(f"{n.split(' x')[0]} {C.summary(r)['cpu_per_iter']:.3f} s" for n, r in sc)
+                         + f"; x{c1 / c0:.2f} for x{linear:.2f} -> {'met' if c1 / c0 <= linear else 'NOT met'}")
         L.append("\nCommands\n")
         for name, r in runs.items():
             L.append(f"- {name}: `{r['command']}` (warm start: `{r.get('warm_command', '?')}`)")

@@ -11,7 +11,8 @@ can be filled over several sessions.
         [--ranks 1,2,3] [--timeout 3600] [--set key=value ...] [--report-only]
 
 Run from the repository root. A run that exceeds --timeout seconds is killed and recorded
-as such (its partial result file is not verified: weft marks it incomplete).
+as such; weft-verify then checks the frames its partial result file holds (every check but
+'complete', which fails by design) and the row says so.
 """
 import argparse
 import datetime
@@ -62,20 +63,25 @@ def one(args, case, ranks):
     if its:
         r["newton_total"] = sum(its)
         r["newton_max"] = max(its)
-    if rc is None:
-        r["status"] = f"timeout (> {args.timeout} s)"
-        return r
-    if rc != 0:
+    if rc is not None and rc != 0:
         r["status"] = f"weft exit {rc}"
         r["log_tail"] = log.strip().splitlines()[-3:]
         return r
+    # A run cut by the timeout still has every frame it finished (weft flushes the file after
+    # each): weft-verify checks those, and only its 'complete' check fails.
     vrc, vout = run([os.path.join(args.build, "bin", "weft-verify"), out, "--json"], 1800)
     try:
         v = json.loads(vout)
     except (TypeError, ValueError):
-        r["status"] = f"weft-verify exit {vrc}"
+        r["status"] = f"timeout (> {args.timeout} s)" if rc is None else f"weft-verify exit {vrc}"
         return r
-    r["status"] = "PASS" if v.get("pass") else "FAIL"
+    if rc is None:
+        rest = [c for c in v.get("checks", []) if c["name"] != "complete"]
+        ok = all(c.get("pass") for c in rest)
+        r["status"] = (f"timeout (> {args.timeout:.0f} s), partial: the {v.get('frames')} frames written "
+                       + ("PASS every other check" if ok else "FAIL"))
+    else:
+        r["status"] = "PASS" if v.get("pass") else "FAIL"
     r["frames"] = v.get("frames")
     for c in v.get("checks", []):
         if c["name"] == "strain":
@@ -84,7 +90,7 @@ def one(args, case, ranks):
             r["min_gap"] = c.get("worst")
         elif c["name"] == "intersection":
             r["intersections"] = c.get("violations")
-        if not c.get("pass"):
+        if not c.get("pass") and not (rc is None and c["name"] == "complete"):
             r.setdefault("failed_checks", []).append(c["name"] + ": " + c.get("message", ""))
     return r
 

@@ -79,6 +79,9 @@ NewtonMinimiser::NewtonMinimiser(const LocalView& lv, LinearSystem& sys, Vec x, 
   stage_assembly_ = log_stage("weft Assembly");
   stage_solve_ = log_stage("weft Solve");
   stage_line_search_ = log_stage("weft LineSearch");
+  PetscBool mon = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, "-weft_newton_monitor", &mon), "PetscOptionsHasName");
+  monitor_ = mon;
 }
 
 NewtonMinimiser::~NewtonMinimiser() {
@@ -204,7 +207,8 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     t0 = std::chrono::steady_clock::now();
     c0 = thread_cpu();
     PetscLogStagePush(stage_solve_);
-    st.ksp_iters += sys_.solve(rhs_, p_);
+    const int ksp_its = sys_.solve(rhs_, p_);
+    st.ksp_iters += ksp_its;
     PetscLogStagePop();
     st.solve_s += seconds_since(t0);
     st.solve_cpu += thread_cpu() - c0;
@@ -237,6 +241,23 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
         small = pinf / scale < tol;
       }
     }
+    if (monitor_) {
+      // The node of the largest |p_node| (global row; on several ranks the lowest rank's
+      // largest), for finding what holds a step open.
+      LocalArray pa(p_), xa(x_);
+      struct {
+        double v;
+        int row;
+      } big{-1.0, -1};
+      for (int l = 0; l < lv_.num_owned(); ++l) {
+        const double* q = pa.data() + 3 * l;
+        const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (global_id_[l] >= 0 && n > big.v) big = {n, global_id_[l]};
+      }
+      MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_DOUBLE_INT, MPI_MAXLOC, lv_.comm);
+      PetscPrintf(lv_.comm, "  newton %3d E %.12e |p|inf/h %.3e rms/h %.3e |p_node|max/h %.3e at row %d ksp %d settled %d\n",
+                  it, E0, pinf / scale, rms_step(pa.data()) / scale, big.v / scale, big.row, ksp_its, settled ? 1 : 0);
+    }
     if (small && settled) {
       st.converged = true;
       PetscLogStagePop();
@@ -251,6 +272,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
       for (GlobalTerm* t : globals_) alpha = std::min(alpha, t->max_step(x_, p_));
       MPI_Allreduce(MPI_IN_PLACE, &alpha, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
     }
+    const double alpha_bound = alpha;
     // Then halve until the energy is finite (every stencil feasible, e.g. inside its
     // strain limit, C-IPC section 4.3) and decreases enough (Armijo).
     bool accepted = false;
@@ -279,6 +301,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     PetscLogStagePop();
     st.line_search_s += seconds_since(t0);
     st.line_search_cpu += thread_cpu() - c0;
+    if (monitor_) PetscPrintf(lv_.comm, "      alpha %.3e of bound %.3e%s\n", accepted ? alpha : 0.0, alpha_bound, accepted ? "" : " (no descent)");
     if (!accepted) {
       // No descent left at double precision: the step ends here. With kRms a hold in
       // progress already met the tolerance: a step of rounding size fails Armijo on the

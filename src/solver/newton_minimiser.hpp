@@ -210,6 +210,7 @@ class NewtonMinimiser {
   std::vector<double> g_vertex_;    // non-identity map: the vertex gradient before pull-back
   std::vector<LinearSystem::SlotCache> slots_;  // per set: matrix positions of its blocks
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;
+  bool monitor_ = false;  // -weft_newton_monitor: one line per iteration on rank 0
 };
 
 }  // namespace weft

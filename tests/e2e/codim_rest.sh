@@ -15,6 +15,16 @@ echo "particle centres between $lo and $hi m (r = 0.005, dhat = 0.001)"
 check "particles rest at least r above the plane" "$lo >= 0.005 - 1e-8"
 check "particles rest within dhat of r" "$hi <= 0.006"
 
+# -weft_newton_monitor: one line per Newton iteration (printed once, on 2 ranks too), one
+# line per line search (every iteration but a step's converged last one).
+run_weft 2 "$D/particle_rest.yaml" --frames 3 -o mon.h5 -weft_newton_monitor > mon.log || { cat mon.log; fail "monitor run"; }
+its=$(awk '/^frame /{ for (i = 1; i < NF; ++i) if ($i == "newton") n += $(i + 1) } END { print n + 0 }' mon.log)
+lines=$(grep -c '^  newton ' mon.log || true)
+searches=$(grep -c '^      alpha ' mon.log || true)
+echo "monitor: $lines iteration lines, $searches line searches, $its Newton iterations in the progress lines"
+check "one monitor line per Newton iteration" "$lines == $its && $its > 3"
+check "one alpha line per iteration that stepped" "$searches == $its - 3"
+
 run_weft 1 "$D/cantilever.yaml" -o beam.h5 > beam.log || { cat beam.log; fail "cantilever run"; }
 "$WEFT_BIN/weft-verify" beam.h5 || fail "weft-verify cantilever"
 tip=$(extent beam.h5 beam miny)

@@ -4,6 +4,8 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
+#include <utility>
 
 #include "core/error.hpp"
 #include "energy/strain_limit.hpp"
@@ -35,6 +37,12 @@ hid_t collective_dxpl() {
   hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
   return dxpl;
+}
+
+// Rows [first, second) of `count` that rank `rank` of `ranks` writes: even shares in rank
+// order (the natural-order rows, per-triangle rows, /mesh and /view rows all split so).
+std::pair<long long, long long> even_share(long long count, int rank, int ranks) {
+  return {count * rank / ranks, count * (rank + 1) / ranks};
 }
 
 // Create a (dims[0], ...) dataset and write it collectively, this rank giving rows
@@ -310,8 +318,8 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   hid_t mesh = H5Gcreate2(file_, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   // Per vertex (input order) or per element: `fill(i)` gives entry i's `per` values.
   auto write_mesh = [&](const char* name, hid_t type, auto zero, size_t count, int per, auto&& fill) {
-    const size_t begin = count * size_t(lv.rank) / size_t(lv.ranks);
-    const size_t end = count * size_t(lv.rank + 1) / size_t(lv.ranks);
+    const auto [b, e] = even_share(static_cast<long long>(count), lv.rank, lv.ranks);
+    const size_t begin = b, end = e;
     std::vector<decltype(zero)> a((end - begin) * per);
     for (size_t i = begin; i < end; ++i) fill(i, a.data() + (i - begin) * per);
     std::vector<hsize_t> dims{hsize_t(count)};
@@ -442,8 +450,8 @@ ResultFile::~ResultFile() {
 void ResultFile::open_scatter() {
   // Natural layout: input ids split evenly over ranks; scatter from solver order.
   const int n = scene_.num_vertices;
-  nat_begin_ = static_cast<int>((long long)n * lv_.rank / lv_.ranks);
-  nat_end_ = static_cast<int>((long long)n * (lv_.rank + 1) / lv_.ranks);
+  const auto [nb, ne] = even_share(n, lv_.rank, lv_.ranks);
+  nat_begin_ = static_cast<int>(nb), nat_end_ = static_cast<int>(ne);
   VecCreateMPI(lv_.comm, 3 * (nat_end_ - nat_begin_), 3 * n, &natural_);
   VecSetBlockSize(natural_, 3);
   std::vector<PetscInt> from(nat_end_ - nat_begin_);
@@ -459,8 +467,8 @@ void ResultFile::open_scatter() {
   ISDestroy(&is_to);
   // Triangles: from the ones this rank evaluates (LocalView) to an even split in case order.
   const int T = static_cast<int>(scene_.triangles.size()), nloc = static_cast<int>(lv_.triangles.size());
-  tri_begin_ = static_cast<int>((long long)T * lv_.rank / lv_.ranks);
-  tri_end_ = static_cast<int>((long long)T * (lv_.rank + 1) / lv_.ranks);
+  const auto [tb, te] = even_share(static_cast<long long>(T), lv_.rank, lv_.ranks);
+  tri_begin_ = static_cast<int>(tb), tri_end_ = static_cast<int>(te);
   if (!strain_ratio_ || torn_) return;  // torn: computed from the whole positions (torn_strain_ratios)
   VecCreateMPI(lv_.comm, nloc, T, &tri_local_);
   VecCreateMPI(lv_.comm, tri_end_ - tri_begin_, T, &tri_natural_);
@@ -739,8 +747,7 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
       if (rank == 0) sh.end = b.topology_size;
       continue;
     }
-    cell_begin[o] = b.num_cells * rank / ranks;
-    cell_end[o] = b.num_cells * (rank + 1) / ranks;
+    std::tie(cell_begin[o], cell_end[o]) = even_share(b.num_cells, rank, ranks);
     sh.begin = cell_begin[o] * b.nodes_per_cell;
     sh.end = cell_end[o] * b.nodes_per_cell;
     sh.values.reserve(sh.end - sh.begin);
@@ -792,10 +799,9 @@ void ResultFile::write_view() {
     topo.swap(shares[o].values);
     hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     write_split(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(b.topology_size)}, shares[o].begin, shares[o].end);
-    const hsize_t cells = hsize_t(b.num_cells), begin = cells * lv_.rank / lv_.ranks,
-                  end = cells * (lv_.rank + 1) / lv_.ranks;
+    const auto [begin, end] = even_share(b.num_cells, lv_.rank, lv_.ranks);
     const std::vector<int> ids(end - begin, static_cast<int>(o));
-    write_split(g, "object_id", H5T_NATIVE_INT, ids, {cells}, begin, end);
+    write_split(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(b.num_cells)}, begin, end);
     set_attr_string(g, "name", scene_.objects[o].name);
     H5Gclose(g);
   }

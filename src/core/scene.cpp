@@ -21,7 +21,7 @@ int Scene::owner_of(int v) const {
 long Scene::count_stencils(const char* term) const {
   long n = 0;
   for (const ElementSet& set : element_sets)
-    if (std::strcmp(set.term->name, term) == 0) n += set.size();
+    if (std::strcmp(set.term->name, term) == 0) n += set.whole_size();
   return n;
 }
 

@@ -28,6 +28,7 @@ struct ObjectParams {
   double limit_warp = 0, limit_weft = 0;
   double offset = 0;
   double friction = 0;
+  Vec3 initial_velocity = Vec3::Zero();  // of its free vertices at t = 0 (not an obstacle's)
   // Tearing (pbd/xpbd `tear_stretch` > 0, shells): spare vertices allocated up front, input
   // ids [spare_first, spare_first + spare_count) at the end of the object's range. They sit at
   // the object's first vertex, belong to no element and have no mass until a split takes one.
@@ -47,7 +48,6 @@ struct Scene {
   std::string partitioner = "METIS";  // what split the mesh vertices: METIS or PT-Scotch
 
   std::vector<Vec3> rest;              // solver order, placed in the world at t = 0
-  std::vector<Vec3> velocity0;
   std::vector<double> mass;            // lumped, kg
   std::vector<int> vertex_object;
   std::vector<int> vertex_motion;      // index into motions, -1 = free dynamic vertex
@@ -78,8 +78,11 @@ struct Scene {
   std::vector<std::array<int, 4>> tets;
   std::vector<int> tet_object;
   // What the energy terms evaluate, one set per registered term (energy/registry.hpp), in
-  // registry order.
+  // registry order. Built under a run's communicator, each rank's sets hold only the
+  // stencils touching a vertex it owns (sets_rank: that rank; -1: the whole sets, as tools
+  // and tests build them); ElementSet::global_of gives a stencil's index in the whole set.
   std::vector<ElementSet> element_sets;
+  int sets_rank = -1;
 
   std::vector<ObjectParams> objects;
 
@@ -93,9 +96,15 @@ struct Scene {
   std::vector<double> stitch_stiffness0;
 
   int owner_of(int v) const;           // rank owning solver vertex v
-  // Stencils of the sets evaluated by the term registered under this name (reports).
+  // Stencils of the sets evaluated by the term registered under this name, over every rank
+  // (reports).
   long count_stencils(const char* term) const;
   bool kinematic(int v) const { return vertex_motion[v] >= 0; }
+  // Velocity at t = 0: the object's initial velocity for a free vertex; zero for pinned,
+  // obstacle and spare vertices (a function, not a per-vertex array: 24 bytes a vertex).
+  Vec3 velocity0(int v) const {
+    return kinematic(v) || is_spare(v) ? Vec3::Zero() : objects[vertex_object[v]].initial_velocity;
+  }
   // A tearing spare (ObjectParams::spare_first), used or not.
   bool is_spare(int v) const {
     const ObjectParams& o = objects[vertex_object[v]];

@@ -1,11 +1,13 @@
 // Element sets (DESIGN.md "The engine"): the fixed-size stencils one energy term evaluates
 // (triangles, hinges; later segments, tets ...), gathered over every object whose (kind,
 // model) the term is registered for (energy/registry.hpp), with their rest data and the
-// object whose material they use. Built once by the scene loader and replicated like the
-// scene; LocalStencils is the part one rank evaluates.
+// object whose material they use. Built once by the scene loader, whole, then cut down on
+// each rank of a run to the stencils touching a vertex it owns (keep(): what its matrix rows,
+// its LocalView and its terms need); LocalStencils is the part one rank evaluates.
 #pragma once
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <typeinfo>
 #include <vector>
 
@@ -22,7 +24,13 @@ struct ElementSet {
   // output and checkpoint arrays); empty otherwise.
   std::vector<int> triangle;
 
+  // Per kept stencil, its index in the whole set (checkpoint arrays are whole-set arrays);
+  // empty while the set is whole.
+  std::vector<int> global;
+
   int size() const { return static_cast<int>(object.size()); }
+  int global_of(int k) const { return global.empty() ? k : global[k]; }
+  int whole_size() const { return whole_size_ < 0 ? size() : whole_size_; }  // over every rank
   const int* stencil(int k) const { return vertices.data() + static_cast<size_t>(arity) * k; }
 
   // Rest data, one R per stencil; R is the term's own type (TriRest, HingeRest ...), so a
@@ -32,11 +40,17 @@ struct ElementSet {
     if (!rest_) {
       rest_ = std::make_shared<std::vector<R>>(), rest_type_ = &typeid(R);
       shrink_rest_ = [](void* p) { static_cast<std::vector<R>*>(p)->shrink_to_fit(); };
+      // (a new vector, not an edit in place: copies of the set share the old one)
+      keep_rest_ = [](std::shared_ptr<void>& p, const std::vector<int>& which) {
+        const auto& a = *static_cast<const std::vector<R>*>(p.get());
+        auto b = std::make_shared<std::vector<R>>();
+        b->reserve(which.size());
+        for (int k : which) b->push_back(a[k]);
+        p = std::move(b);
+      };
     }
     return *static_cast<std::vector<R>*>(checked(typeid(R)));
   }
-  // Whether the rest data is of type R (a method that reads a set's rest data itself, as
-  // pd reads the springs', checks this first).
   // Drop the growth slack of every array (the builders append stencil by stencil, which
   // leaves up to 2x capacity for the run): called once the set is complete.
   void shrink_to_fit() {
@@ -45,6 +59,28 @@ struct ElementSet {
     triangle.shrink_to_fit();
     if (rest_) shrink_rest_(rest_.get());
   }
+  // Keep only the stencils listed (ascending indices into this set as it is now): the
+  // vertices, objects, triangles and rest data of the others are freed.
+  void keep(const std::vector<int>& which) {
+    auto pick = [&](auto& a, int width) {
+      if (a.empty()) return;
+      std::remove_reference_t<decltype(a)> b;
+      b.reserve(which.size() * static_cast<size_t>(width));
+      for (int k : which)
+        for (int i = 0; i < width; ++i) b.push_back(a[static_cast<size_t>(width) * k + i]);
+      a.swap(b);
+    };
+    if (whole_size_ < 0) whole_size_ = size();
+    std::vector<int> g(which.size());
+    for (size_t i = 0; i < which.size(); ++i) g[i] = global_of(which[i]);
+    pick(vertices, arity);
+    pick(object, 1);
+    pick(triangle, 1);
+    if (rest_) keep_rest_(rest_, which);
+    global.swap(g);
+  }
+  // Whether the rest data is of type R (a method that reads a set's rest data itself, as
+  // pd reads the springs', checks this first).
   template <class R>
   bool holds() const {
     return rest_ && *rest_type_ == typeid(R);
@@ -59,9 +95,11 @@ struct ElementSet {
     if (!rest_ || *rest_type_ != t) throw std::logic_error("ElementSet: rest data of another type");
     return rest_.get();
   }
+  int whole_size_ = -1;  // -1: this set is whole
   std::shared_ptr<void> rest_;  // std::vector<R>, immutable once built (shared by copies)
   const std::type_info* rest_type_ = nullptr;
   void (*shrink_rest_)(void*) = nullptr;
+  void (*keep_rest_)(std::shared_ptr<void>&, const std::vector<int>&) = nullptr;
 };
 
 // The stencils of one set evaluated on this rank: those whose first vertex it owns.

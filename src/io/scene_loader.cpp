@@ -30,7 +30,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   s.spec = spec;
 
   // 1. Objects in case order; vertices and triangles concatenated in INPUT order.
-  std::vector<Vec3> X, V;
+  std::vector<Vec3> X;
   std::vector<int> vobj, vmotion;
   std::vector<Tri> tris;
   std::vector<int> tobj;
@@ -67,6 +67,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     op.limit_weft = os.material.aniso_limit.weft;
     op.offset = os.offset;
     op.friction = os.friction >= 0 ? os.friction : spec.friction;
+    if (os.kind != ObjectKind::Obstacle) op.initial_velocity = os.initial_velocity;
     s.objects.push_back(op);
 
     int obstacle_motion = -1;
@@ -82,12 +83,11 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     int pinned = 0;
     for (const Vec3& p : m.vertices) {
       X.push_back(p);
-      V.push_back(os.kind == ObjectKind::Obstacle ? Vec3::Zero() : os.initial_velocity);
       vobj.push_back(static_cast<int>(o));
       int mo = obstacle_motion;
       for (size_t k = 0; k < os.pins.size() && mo < 0; ++k)
         if (in_box(p, os.pins[k])) mo = pin_motion[k];
-      if (mo >= 0 && os.kind != ObjectKind::Obstacle) ++pinned, V.back().setZero();
+      if (mo >= 0 && os.kind != ObjectKind::Obstacle) ++pinned;
       vmotion.push_back(mo);
     }
     // Tearing: one spare per vertex of every shell (DESIGN.md "Tearing"), at the object's
@@ -97,7 +97,6 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       s.objects.back().spare_count = static_cast<int>(m.vertices.size());
       for (size_t k = 0; k < m.vertices.size(); ++k) {
         X.push_back(m.vertices[0]);
-        V.push_back(Vec3::Zero());
         vobj.push_back(static_cast<int>(o));
         vmotion.push_back(-1);
       }
@@ -331,21 +330,18 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::partial_sum(s.vertex_range.begin(), s.vertex_range.end(), s.vertex_range.begin());
 
   s.rest.resize(n);
-  s.velocity0.resize(n);
   s.vertex_object.resize(n);
   s.vertex_motion.resize(n);
   s.partition.resize(n);
   for (int i = 0; i < n; ++i) {
     const int v = s.solver_of_input[i];
     s.rest[v] = X[i];
-    s.velocity0[v] = V[i];
     s.vertex_object[v] = vobj[i];
     s.vertex_motion[v] = vmotion[i];
     s.partition[v] = part[i];
   }
   // The input-order copies are done with (one copy of each per-vertex array at a time).
   std::vector<Vec3>().swap(X);
-  std::vector<Vec3>().swap(V);
   std::vector<int>().swap(vobj);
   std::vector<int>().swap(vmotion);
   std::vector<int>().swap(part);
@@ -409,12 +405,35 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     const double vm = spec.objects[s.vertex_object[v]].material.vertex_mass;
     if (vm > 0 && spec.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle && !s.is_spare(v)) s.mass[v] = vm;
   }
+  // Under a run's communicator each rank keeps only the stencils touching a vertex it owns:
+  // its matrix rows, its LocalView (stencils it leads, and their ghosts) and its terms need
+  // no others, and the sets are most of the scene's bytes (issue 20).
+  int my_rank = -1;
+  if (ranks > 1 && options.comm != MPI_COMM_NULL) {
+    int comm_size = 0;
+    MPI_Comm_size(options.comm, &comm_size);
+    if (comm_size == ranks) MPI_Comm_rank(options.comm, &my_rank);
+  }
   for (ElementSet& set : sets) {
     if (set.size() == 0) continue;  // no object for this term
     for (int& v : set.vertices) v = s.solver_of_input[v];
+    if (my_rank >= 0) {
+      const int lo = s.vertex_range[my_rank], hi = s.vertex_range[my_rank + 1];
+      std::vector<int> mine;
+      for (int k = 0; k < set.size(); ++k) {
+        const int* v = set.stencil(k);
+        for (int a = 0; a < set.arity; ++a)
+          if (v[a] >= lo && v[a] < hi) {
+            mine.push_back(k);
+            break;
+          }
+      }
+      set.keep(mine);
+    }
     set.shrink_to_fit();
     s.element_sets.push_back(std::move(set));
   }
+  s.sets_rank = my_rank;
   // Stitch springs start at a quarter of the pair's inertia stiffness m / dt^2 (m the mean
   // of the two masses): the first step closes about a fifth of a free seam's gap, gently,
   // and the doubling after every step that ends farther apart than dhat

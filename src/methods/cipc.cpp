@@ -49,7 +49,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
       const int v = lv.global_of_local(l);
       for (int d = 0; d < 3; ++d) {
         xa.data()[3 * l + d] = scene.rest[v][d];
-        va.data()[3 * l + d] = scene.velocity0[v][d];
+        va.data()[3 * l + d] = scene.velocity0(v)[d];
       }
     }
   }
@@ -337,8 +337,9 @@ NamedArrays CipcStepper::save() const {
     if (!k) continue;
     // Each stencil lives on one rank: a sum over ranks of the zero-filled array puts every
     // value in its global stencil slot, exactly.
-    std::vector<double> all(term->set().size(), 0.0);
-    for (int i = 0; i < term->stencils().size(); ++i) all[term->stencils().element[i]] = (*k)[i];
+    const ElementSet& set = term->set();
+    std::vector<double> all(set.whole_size(), 0.0);
+    for (int i = 0; i < term->stencils().size(); ++i) all[set.global_of(term->stencils().element[i])] = (*k)[i];
     MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, lv_.comm);
     out.push_back({stiffness_name(*term), std::move(all)});
   }
@@ -362,8 +363,9 @@ void CipcStepper::load(const NamedArrays& arrays) {
   for (const auto& term : terms_) {
     std::vector<double>* k = term->stiffness();
     if (!k) continue;
-    const std::vector<double>& all = *get(stiffness_name(*term), term->set().size());
-    for (int i = 0; i < term->stencils().size(); ++i) (*k)[i] = all[term->stencils().element[i]];
+    const ElementSet& set = term->set();
+    const std::vector<double>& all = *get(stiffness_name(*term), set.whole_size());
+    for (int i = 0; i < term->stencils().size(); ++i) (*k)[i] = all[set.global_of(term->stencils().element[i])];
   }
   if (contact_) contact_->set_kappa((*get("contact_kappa", 1))[0]);
   if (stitching_) {

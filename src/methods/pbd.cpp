@@ -276,7 +276,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   vs_.assign(3 * n_local_, 0.0);
   for (int l = 0; l < n_local_; ++l) {
     const int v = l < n_owned_ ? lv.vbegin + l : ghosts_[l - n_owned_];
-    for (int d = 0; d < 3; ++d) xs_[3 * l + d] = scene.rest[v][d], vs_[3 * l + d] = scene.velocity0[v][d];
+    for (int d = 0; d < 3; ++d) xs_[3 * l + d] = scene.rest[v][d], vs_[3 * l + d] = scene.velocity0(v)[d];
   }
   std::vector<PetscInt> gh(ghosts_.begin(), ghosts_.end());
   check(VecCreateGhostBlockWithArray(lv.comm, 3, 3 * n_owned_, PETSC_DECIDE, static_cast<PetscInt>(gh.size()),

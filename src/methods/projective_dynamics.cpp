@@ -48,7 +48,7 @@ ProjectiveDynamicsStepper::ProjectiveDynamicsStepper(const Scene& scene, const L
       const int v = lv.global_of_local(l);
       for (int d = 0; d < 3; ++d) {
         xa.data()[3 * l + d] = scene.rest[v][d];
-        va.data()[3 * l + d] = scene.velocity0[v][d];
+        va.data()[3 * l + d] = scene.velocity0(v)[d];
       }
     }
   }
@@ -75,8 +75,8 @@ ProjectiveDynamicsStepper::ProjectiveDynamicsStepper(const Scene& scene, const L
     terms_.push_back(set.term->make(scene, static_cast<int>(s), ls));
   }
 
-  // M/h^2 + L, one scalar row per owned vertex, from the replicated sets (every rank sees
-  // the springs of its rows without communication). Kinematic rows: identity; springs to
+  // M/h^2 + L, one scalar row per owned vertex, from the rank's sets (they hold every spring
+  // touching its rows, so no communication). Kinematic rows: identity; springs to
   // kinematic vertices add only their diagonal (the rest goes to the right-hand side).
   const double ih2 = 1.0 / (h_ * h_);
   std::vector<std::map<int, double>> rows(n_owned);

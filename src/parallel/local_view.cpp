@@ -1,6 +1,8 @@
 #include "parallel/local_view.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace weft {
 
@@ -12,6 +14,10 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
   lv.vbegin = scene.vertex_range[lv.rank];
   lv.vend = scene.vertex_range[lv.rank + 1];
   auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
+  // A scene built under a run's communicator holds only its own rank's stencils.
+  if (scene.sets_rank >= 0 && scene.sets_rank != lv.rank)
+    throw std::logic_error("make_local_view: the scene's element sets are rank " + std::to_string(scene.sets_rank) +
+                           "'s, not rank " + std::to_string(lv.rank) + "'s");
 
   std::vector<int> ghost;
   for (size_t t = 0; t < scene.triangles.size(); ++t) {

@@ -84,8 +84,8 @@ MatNullSpace rigid_body_modes(MPI_Comm comm, const std::vector<double>& coords, 
 LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const LinearSpec& spec)
     : scene_(scene), lv_(lv) {
   const int n_owned = lv.num_owned();
-  // Block pattern of owned rows from every element on ANY rank that touches them (the
-  // scene is replicated, so no communication is needed).
+  // Block pattern of owned rows from every element, on any rank, that touches them: each
+  // rank's element sets hold exactly those (Scene::element_sets), so no communication.
   std::vector<std::vector<int>> cols(n_owned);
   auto add_stencil = [&](const int* v, int nv) {
     for (int a = 0; a < nv; ++a) {

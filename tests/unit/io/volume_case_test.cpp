@@ -241,7 +241,7 @@ TEST(VolumeCase, SceneMassesTetsAndTerms) {
     EXPECT_EQ(pinned, 2 * 3);
     for (int v = 0; v < s.num_vertices; ++v)
       if (s.vertex_object[v] == 1) {
-        EXPECT_EQ(s.velocity0[v], Vec3(0, -1, 0));
+        EXPECT_EQ(s.velocity0(v), Vec3(0, -1, 0));
       }
   }
 }

@@ -681,10 +681,10 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   const int nt = static_cast<int>(s.triangles.size());
   const int ne = static_cast<int>(s.edges.size());
   const ActivePrimitives* act = active_;
-  require(s.vertex_offset.size() == nv && s.vertex_object.size() == nv,
-          "surface built for " + std::to_string(s.vertex_offset.size()) + " vertices, x has " + std::to_string(nv));
-  require(s.triangle_offset.size() == size_t(nt) && s.edge_offset.size() == size_t(ne),
-          "surface offset arrays do not match its primitives");
+  require(s.vertex_object.size() == nv,
+          "surface built for " + std::to_string(s.vertex_object.size()) + " vertices, x has " + std::to_string(nv));
+  require(s.triangle_object.size() == size_t(nt) && s.edge_object.size() == size_t(ne),
+          "surface object arrays do not match its primitives");
   require(!pf || pf->size() == nv, "point_filter size != number of vertices");
   require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
@@ -769,17 +769,17 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     m.vbox[v] = vertex_box(x[v], dx ? &(*dx)[v] : nullptr);
     Box& p = pbox[v];
     p = m.vbox[v];
-    grow(p, 0.5 * (inflation + s.vertex_offset[v]));
+    grow(p, 0.5 * (inflation + s.vertex_offset(v)));
     if (finite(p)) unite(scene, p);
   }
   for (int i = tsel.begin; i < tsel.end; ++i) {
     const int t = tsel.at(i);
-    tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
+    tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset(t)));
     if (finite(tbox[t])) unite(scene, tbox[t]);
   }
   for (int i = esel.begin; i < esel.end; ++i) {
     const int e = esel.at(i);
-    ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
+    ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset(e)));
     if (finite(ebox[e])) unite(scene, ebox[e]);
   }
   stats_.boxed = plist->size() + size_t(tsel.end - tsel.begin) + size_t(esel.end - esel.begin);
@@ -952,13 +952,13 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     m.vfilled.push_back(v);  // (reset by the next query, like the active ones)
     m.vbox[v] = vertex_box(x[v], &dx[v]);
     m.box[kPoint][v] = m.vbox[v];
-    grow(m.box[kPoint][v], 0.5 * (inflation + s.vertex_offset[v]));
+    grow(m.box[kPoint][v], 0.5 * (inflation + s.vertex_offset(v)));
   }
   for (int k : {kTri, kEdge}) m.filled[k].insert(m.filled[k].end(), m.fresh[k].begin(), m.fresh[k].end());
   for (int t : m.fresh[kTri])
-    m.box[kTri][t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset[t]));
+    m.box[kTri][t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset(t)));
   for (int e : m.fresh[kEdge])
-    m.box[kEdge][e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset[e]));
+    m.box[kEdge][e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset(e)));
   for (int k = 0; k < kKinds; ++k)
     for (int p : m.fresh[k])
       if (!m.stale[k][p]) m.stale[k][p] = 1, m.stale_list[k].push_back(p);

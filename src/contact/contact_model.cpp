@@ -53,7 +53,7 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
   // store |e|^2 per edge, the pair threshold is 1e-3 times the product.
   ee_eps_x_.reserve(surface_.edges.size());
   for (const Edge& e : surface_.edges) ee_eps_x_.push_back((rest[e[1]] - rest[e[0]]).squaredNorm());
-  for (double o : surface_.vertex_offset) max_offset_ = std::max(max_offset_, o);
+  for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.vertex_offset(v));
   std::vector<double> len;
   for (size_t e = 0; e < surface_.edges.size(); ++e)
     if (!kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]) len.push_back(std::sqrt(ee_eps_x_[e]));
@@ -300,7 +300,7 @@ struct PairTraits<PairKind::PP> {
 
 // Offset and object of one side of a pair.
 inline double side_offset(const CollisionSurface& s, Side k, int id) {
-  return k == kSidePoint ? s.vertex_offset[id] : k == kSideEdge ? s.edge_offset[id] : s.triangle_offset[id];
+  return k == kSidePoint ? s.vertex_offset(id) : k == kSideEdge ? s.edge_offset(id) : s.triangle_offset(id);
 }
 inline int side_object(const CollisionSurface& s, Side k, int id) {
   return k == kSidePoint ? s.vertex_object[id] : k == kSideEdge ? s.edge_object[id] : s.triangle_object[id];
@@ -438,7 +438,7 @@ void ContactModel::update_proximity(const std::vector<Vec3>& x) {
 
 void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const Vec3* shift) {
   ContactScope scope(&timers_, ContactPhase::SweptBroad);
-  if (x.size() != dx.size() || x.size() != surface_.vertex_offset.size()) {
+  if (x.size() != dx.size() || x.size() != size_t(surface_.num_vertices())) {
     // Let the broad phase report the misuse.
     broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
   }
@@ -620,11 +620,11 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   query_filled_[1] = a.edges;
   query_filled_[2] = a.triangles;
   for (int v : a.points)
-    if (!prim(&v, 1, surface_.vertex_offset[v], query_pbox_[v])) query_pbox_[v] = none;
+    if (!prim(&v, 1, surface_.vertex_offset(v), query_pbox_[v])) query_pbox_[v] = none;
   for (int t : a.triangles)
-    if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset[t], query_tbox_[t])) query_tbox_[t] = none;
+    if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset(t), query_tbox_[t])) query_tbox_[t] = none;
   for (int e : a.edges)
-    if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset[e], query_ebox_[e])) query_ebox_[e] = none;
+    if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset(e), query_ebox_[e])) query_ebox_[e] = none;
   const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
@@ -764,7 +764,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   // over their positions in that (ascending) list, O(couplings + active), not O(vertices).
   const std::vector<int>& pts = act().points;
   const size_t n = out.size(), np = pts.size();
-  if (vslot_.size() != surface_.vertex_offset.size()) vslot_.assign(surface_.vertex_offset.size(), -1);
+  if (vslot_.size() != size_t(surface_.num_vertices())) vslot_.assign(surface_.num_vertices(), -1);
   for (size_t i = 0; i < np; ++i) vslot_[pts[i]] = static_cast<int>(i);
   auto& count = couple_count_;
   auto& tmp = couple_tmp_;

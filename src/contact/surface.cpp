@@ -59,19 +59,14 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
   CollisionSurface s;
   s.triangles = tris;
   s.triangle_object = triangle_object;
-  s.triangle_offset.resize(nt);
-  for (int t = 0; t < nt; ++t) s.triangle_offset[t] = object_offset[triangle_object[t]];
+  s.object_offset = object_offset;
 
   // Points: object of the lowest-numbered triangle containing the vertex.
   s.vertex_object.assign(num_vertices, -1);
-  s.vertex_offset.assign(num_vertices, 0.0);
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
       const int v = tris[t][k];
-      if (s.vertex_object[v] < 0) {
-        s.vertex_object[v] = triangle_object[t];
-        s.vertex_offset[v] = object_offset[triangle_object[t]];
-      }
+      if (s.vertex_object[v] < 0) s.vertex_object[v] = triangle_object[t];
     }
 
   // Edges: bucket the 3 T half-edges by their smaller vertex (counting sort), then sort each
@@ -103,7 +98,6 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
       if (it != first && std::prev(it)->b == it->b) continue;
       s.edges.push_back({a, it->b});
       s.edge_object.push_back(triangle_object[it->t]);
-      s.edge_offset.push_back(object_offset[triangle_object[it->t]]);
     }
   }
   s.num_triangle_edges = static_cast<int>(s.edges.size());
@@ -131,7 +125,6 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
       if (std::binary_search(s.edges.begin(), s.edges.begin() + s.num_triangle_edges, e)) continue;
       s.edges.push_back(e);
       s.edge_object.push_back(segment_object[g.i]);
-      s.edge_offset.push_back(object_offset[segment_object[g.i]]);
       codim[g.a] = codim[g.b] = 1;
     }
     // A vertex on no triangle takes the object of the first segment (input order) on it.
@@ -139,10 +132,7 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
       const int a = segments[i][0], b = segments[i][1];
       if (a == b) continue;
       for (int v : {a, b})
-        if (s.vertex_object[v] < 0 && codim[v]) {
-          s.vertex_object[v] = segment_object[i];
-          s.vertex_offset[v] = object_offset[segment_object[i]];
-        }
+        if (s.vertex_object[v] < 0 && codim[v]) s.vertex_object[v] = segment_object[i];
     }
   }
   // Isolated points: vertices on no triangle or segment, first occurrence.
@@ -150,7 +140,6 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
     const int v = points[i];
     if (s.vertex_object[v] >= 0) continue;
     s.vertex_object[v] = point_object[i];
-    s.vertex_offset[v] = object_offset[point_object[i]];
     codim[v] = 2;
   }
   for (int v = 0; v < num_vertices; ++v) {
@@ -162,7 +151,6 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
   // Kept for the run: no growth slack (edges ~3 per cloth vertex, appended one by one).
   for (auto* a : {&s.vertices, &s.codim_vertices, &s.points, &s.edge_object}) a->shrink_to_fit();
   s.edges.shrink_to_fit();
-  s.edge_offset.shrink_to_fit();
   return s;
 }
 

@@ -68,12 +68,12 @@ Candidates brute_force(const CollisionSurface& s, const std::vector<Vec3>& x, co
   };
   std::vector<RefBox> tb, eb;
   for (size_t t = 0; t < s.triangles.size(); ++t)
-    tb.push_back(ref_box(x, dx, s.triangles[t].data(), 3, 0.5 * (inflation + s.triangle_offset[t])));
+    tb.push_back(ref_box(x, dx, s.triangles[t].data(), 3, 0.5 * (inflation + s.triangle_offset(t))));
   for (size_t e = 0; e < s.edges.size(); ++e)
-    eb.push_back(ref_box(x, dx, s.edges[e].data(), 2, 0.5 * (inflation + s.edge_offset[e])));
+    eb.push_back(ref_box(x, dx, s.edges[e].data(), 2, 0.5 * (inflation + s.edge_offset(e))));
   for (int v : s.vertices) {
     if (pf && !(*pf)[v]) continue;
-    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset[v]));
+    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset(v)));
     for (size_t t = 0; t < s.triangles.size(); ++t) {
       const Tri& tr = s.triangles[t];
       if (tr[0] == v || tr[1] == v || tr[2] == v) continue;
@@ -93,7 +93,7 @@ Candidates brute_force(const CollisionSurface& s, const std::vector<Vec3>& x, co
   // PE: rod nodes and particles x segments; PP: particles x particles (candidates.hpp).
   for (int v : s.codim_vertices) {
     if (pf && !(*pf)[v]) continue;
-    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset[v]));
+    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset(v)));
     for (int e = s.num_triangle_edges; e < int(s.edges.size()); ++e) {
       const Edge& ed = s.edges[e];
       if (ed[0] == v || ed[1] == v) continue;
@@ -104,11 +104,11 @@ Candidates brute_force(const CollisionSurface& s, const std::vector<Vec3>& x, co
   for (size_t i = 0; i < s.points.size(); ++i) {
     const int v = s.points[i];
     if (pf && !(*pf)[v]) continue;
-    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset[v]));
+    const RefBox pb = ref_box(x, dx, &v, 1, 0.5 * (inflation + s.vertex_offset(v)));
     for (size_t j = i + 1; j < s.points.size(); ++j) {
       const int w = s.points[j];
       if (kin_all({v, w})) continue;
-      if (overlaps(pb, ref_box(x, dx, &w, 1, 0.5 * (inflation + s.vertex_offset[w])))) c.pp.push_back({v, w});
+      if (overlaps(pb, ref_box(x, dx, &w, 1, 0.5 * (inflation + s.vertex_offset(w))))) c.pp.push_back({v, w});
     }
   }
   return c;  // generated in (v, t) / (ea, eb) / (v, e) / (v, w) order

@@ -333,14 +333,14 @@ TEST(ContactModel, AssembleBarrierSumsThePairPotentials) {
   for (const auto& p : cm.proximity_set().pt) {
     const Tri& t = s.triangles[p.t];
     const int v[4] = {p.v, t[0], t[1], t[2]};
-    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.triangle_offset[p.t]);
+    bp.xi = 0.5 * (s.vertex_offset(p.v) + s.triangle_offset(p.t));
     bp.fixed_points = mask(v);
     add(point_triangle_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], bp), v);
   }
   for (const auto& p : cm.proximity_set().ee) {
     const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
     const int v[4] = {a[0], a[1], b[0], b[1]};
-    bp.xi = 0.5 * (s.edge_offset[p.ea] + s.edge_offset[p.eb]);
+    bp.xi = 0.5 * (s.edge_offset(p.ea) + s.edge_offset(p.eb));
     bp.fixed_points = mask(v);
     const double eps_x = 1e-3 * (f.sc.x[a[1]] - f.sc.x[a[0]]).squaredNorm() * (f.sc.x[b[1]] - f.sc.x[b[0]]).squaredNorm();
     add(edge_edge_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], eps_x, bp), v);
@@ -402,7 +402,7 @@ TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {
       int close = 0;
       for (const auto& p : plain.pt) {
         const Tri& t = f.surf.triangles[p.t];
-        const double reach = f.cp.dhat + 0.5 * (f.surf.vertex_offset[p.v] + f.surf.triangle_offset[p.t]);
+        const double reach = f.cp.dhat + 0.5 * (f.surf.vertex_offset(p.v) + f.surf.triangle_offset(p.t));
         double dmin = 1e300;
         for (int s = 0; s <= 200; ++s) {
           const double tt = s / 200.0;
@@ -415,7 +415,7 @@ TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {
       }
       for (const auto& p : plain.ee) {
         const Edge &a = f.surf.edges[p.ea], &b = f.surf.edges[p.eb];
-        const double reach = f.cp.dhat + 0.5 * (f.surf.edge_offset[p.ea] + f.surf.edge_offset[p.eb]);
+        const double reach = f.cp.dhat + 0.5 * (f.surf.edge_offset(p.ea) + f.surf.edge_offset(p.eb));
         double dmin = 1e300;
         for (int s = 0; s <= 200; ++s) {
           const double tt = s / 200.0;
@@ -509,23 +509,23 @@ TEST(ContactModel, CodimPairsEnergyGradientFrictionAndStep) {
   };
   for (const auto& p : prox.pt) {
     const Tri& t = s.triangles[p.t];
-    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.triangle_offset[p.t]);
+    bp.xi = 0.5 * (s.vertex_offset(p.v) + s.triangle_offset(p.t));
     acc(0, point_triangle_barrier_energy(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp));
   }
   for (const auto& p : prox.ee) {
     const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
-    bp.xi = 0.5 * (s.edge_offset[p.ea] + s.edge_offset[p.eb]);
+    bp.xi = 0.5 * (s.edge_offset(p.ea) + s.edge_offset(p.eb));
     const double eps = 1e-3 * (x[a[1]] - x[a[0]]).squaredNorm() * (x[b[1]] - x[b[0]]).squaredNorm();
     acc(1, edge_edge_barrier_energy(x[a[0]], x[a[1]], x[b[0]], x[b[1]], eps, bp));
   }
   for (const auto& p : prox.pe) {
     const Edge& e = s.edges[p.e];
     EXPECT_TRUE(s.is_segment(p.e));
-    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.edge_offset[p.e]);
+    bp.xi = 0.5 * (s.vertex_offset(p.v) + s.edge_offset(p.e));
     acc(2, point_edge_barrier_energy(x[p.v], x[e[0]], x[e[1]], bp));
   }
   for (const auto& p : prox.pp) {
-    bp.xi = 0.5 * (s.vertex_offset[p.v] + s.vertex_offset[p.w]);
+    bp.xi = 0.5 * (s.vertex_offset(p.v) + s.vertex_offset(p.w));
     acc(3, point_point_barrier_energy(x[p.v], x[p.w], bp));
   }
   for (int k = 0; k < 4; ++k) EXPECT_GT(active[k], 0) << "kind " << k;

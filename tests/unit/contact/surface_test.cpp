@@ -11,6 +11,24 @@
 
 using namespace weft;
 
+namespace {
+// Every vertex's, edge's or triangle's offset, in index order (the surface keeps one per object).
+std::vector<double> offsets(const CollisionSurface& s, double (CollisionSurface::*of)(int) const, size_t n) {
+  std::vector<double> r;
+  for (size_t i = 0; i < n; ++i) r.push_back((s.*of)(static_cast<int>(i)));
+  return r;
+}
+std::vector<double> vertex_offsets(const CollisionSurface& s) {
+  return offsets(s, &CollisionSurface::vertex_offset, s.num_vertices());
+}
+std::vector<double> edge_offsets(const CollisionSurface& s) {
+  return offsets(s, &CollisionSurface::edge_offset, s.edges.size());
+}
+std::vector<double> triangle_offsets(const CollisionSurface& s) {
+  return offsets(s, &CollisionSurface::triangle_offset, s.triangles.size());
+}
+}  // namespace
+
 TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
   // Object 0: quad 0-1-2-3 as two triangles; object 1: one triangle 5-6-7. Vertex 4 is on
   // no triangle.
@@ -21,15 +39,15 @@ TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
 
   EXPECT_EQ(s.triangles, tris);
   EXPECT_EQ(s.triangle_object, obj);
-  EXPECT_EQ(s.triangle_offset, (std::vector<double>{0.25, 0.25, 1.5}));
+  EXPECT_EQ(triangle_offsets(s), (std::vector<double>{0.25, 0.25, 1.5}));
   const std::vector<Edge> edges = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 3}, {5, 6}, {5, 7}, {6, 7}};
   EXPECT_EQ(s.edges, edges);
   EXPECT_EQ(s.edge_object, (std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1}));
-  EXPECT_EQ(s.edge_offset, (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0.25, 1.5, 1.5, 1.5}));
+  EXPECT_EQ(edge_offsets(s), (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0.25, 1.5, 1.5, 1.5}));
   EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 5, 6, 7}));
   ASSERT_EQ(s.num_vertices(), 9);
   EXPECT_EQ(s.vertex_object, (std::vector<int>{0, 0, 0, 0, -1, 1, 1, 1, -1}));
-  EXPECT_EQ(s.vertex_offset, (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0, 1.5, 1.5, 1.5, 0}));
+  EXPECT_EQ(vertex_offsets(s), (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0, 1.5, 1.5, 1.5, 0}));
 }
 
 TEST(Surface, GridEdgesMatchReferenceAndEuler) {
@@ -85,7 +103,7 @@ TEST(Surface, DeterministicAndIndependentOfTriangleVertexRotation) {
       }
     ASSERT_GE(lowest, 0);
     EXPECT_EQ(s1.edge_object[e], obj[lowest]);
-    EXPECT_EQ(s1.edge_offset[e], off[obj[lowest]]);
+    EXPECT_EQ(s1.edge_offset(e), off[obj[lowest]]);
   }
 }
 
@@ -99,7 +117,8 @@ TEST(Surface, EmptyInput) {
   const CollisionSurface s = build_collision_surface({}, {}, {}, 5);
   EXPECT_TRUE(s.edges.empty());
   EXPECT_TRUE(s.vertices.empty());
-  EXPECT_EQ(s.vertex_offset.size(), 5u);
+  EXPECT_EQ(s.num_vertices(), 5);
+  EXPECT_EQ(vertex_offsets(s), std::vector<double>(5, 0.0));
 }
 
 TEST(Surface, RejectsBadInput) {
@@ -129,7 +148,7 @@ TEST(Surface, SegmentsAndPointsExact) {
   EXPECT_EQ(s.num_segments(), 3);
   EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}, {0, 2}, {1, 2}, {2, 5}, {3, 4}, {4, 5}}));
   EXPECT_EQ(s.edge_object, (std::vector<int>{0, 0, 0, 1, 1, 2}));
-  EXPECT_EQ(s.edge_offset, (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3}));
+  EXPECT_EQ(edge_offsets(s), (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3}));
   EXPECT_FALSE(s.is_segment(2));
   EXPECT_TRUE(s.is_segment(3));
   EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 4, 5, 7, 9}));
@@ -138,8 +157,8 @@ TEST(Surface, SegmentsAndPointsExact) {
   // Vertex 5: on segments {5, 4} (input 2, object 2) and {2, 5} (input 4, object 1): the
   // first in input order gives the object.
   EXPECT_EQ(s.vertex_object, (std::vector<int>{0, 0, 0, 1, 1, 2, -1, 3, -1, 2, -1}));
-  EXPECT_EQ(s.vertex_offset, (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3, 0, 0.4, 0, 0.3, 0}));
-  EXPECT_EQ(s.triangle_offset, (std::vector<double>{0.1}));
+  EXPECT_EQ(vertex_offsets(s), (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3, 0, 0.4, 0, 0.3, 0}));
+  EXPECT_EQ(triangle_offsets(s), (std::vector<double>{0.1}));
 }
 
 TEST(Surface, RodsAndParticlesWithoutTriangles) {
@@ -149,12 +168,12 @@ TEST(Surface, RodsAndParticlesWithoutTriangles) {
       build_collision_surface({}, {}, {2e-3, 1e-3}, 6, {{2, 3}, {1, 2}, {0, 1}}, {0, 0, 0}, {5, 4}, {1, 1});
   EXPECT_EQ(s.num_triangle_edges, 0);
   EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}, {1, 2}, {2, 3}}));
-  EXPECT_EQ(s.edge_offset, (std::vector<double>{2e-3, 2e-3, 2e-3}));
+  EXPECT_EQ(edge_offsets(s), (std::vector<double>{2e-3, 2e-3, 2e-3}));
   EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(s.codim_vertices, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(s.points, (std::vector<int>{4, 5}));
   EXPECT_EQ(s.vertex_object, (std::vector<int>{0, 0, 0, 0, 1, 1}));
-  EXPECT_EQ(s.vertex_offset, (std::vector<double>{2e-3, 2e-3, 2e-3, 2e-3, 1e-3, 1e-3}));
+  EXPECT_EQ(vertex_offsets(s), (std::vector<double>{2e-3, 2e-3, 2e-3, 2e-3, 1e-3, 1e-3}));
 }
 
 TEST(Surface, TriangleOnlyInputHasNoCodimPrimitives) {

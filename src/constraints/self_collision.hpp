@@ -92,8 +92,9 @@ std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::
 
 // Appends the pairs (a, b), a in `edge_subset`, b any edge of `edges`, that share no vertex
 // and no edge neighbour (the sheet's stretch and bending keep those apart), with x0 / x1 /
-// reach / shift as for find_self_collision_pairs:
-//  - the swept boxes (in the frame moving by `shift`), a's grown by reach, overlap;
+// reach as for find_self_collision_pairs (shift: unused):
+//  - the boxes at x1, a's grown by reach, overlap (a crossing that ends farther apart is
+//    left to find_new_crossings);
 //  - the lines' closest points at x1 lie inside both edges (parameters in [0.001, 0.999]:
 //    near an end the vertex-triangle pairs act);
 //  - the lines' signed distance is within reach at x0 or at x1, or changed sign between.
@@ -117,10 +118,13 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 // An edge end at the position of a triangle corner (a torn crack: a vertex and its spare)
 // makes no crossing at x1, and its touching at x0 does not excuse a crossing at x1.
 // only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
-// marked vertices' positions can have made).
+// marked vertices' positions can have made). patches (optional, built on tris and edges):
+// without `only`, the candidates come from its flat-patch culling instead of a hash (the
+// same pairs found).
+class PatchHierarchy;
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out,
-                        const std::vector<char>* only = nullptr);
+                        const std::vector<char>* only = nullptr, PatchHierarchy* patches = nullptr);
 
 // Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
 // self-collision pair as to an obstacle contact): the pair's contact points are weighted sums

@@ -92,8 +92,9 @@ std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::
 
 // Appends the pairs (a, b), a in `edge_subset`, b any edge of `edges`, that share no vertex
 // and no edge neighbour (the sheet's stretch and bending keep those apart), with x0 / x1 /
-// reach / shift as for find_self_collision_pairs:
-//  - the swept boxes (in the frame moving by `shift`), a's grown by reach, overlap;
+// reach as for find_self_collision_pairs (shift: unused):
+//  - the boxes at x1, a's grown by reach, overlap (a crossing that ends farther apart is
+//    left to find_new_crossings);
 //  - the lines' closest points at x1 lie inside both edges (parameters in [0.001, 0.999]:
 //    near an end the vertex-triangle pairs act);
 //  - the lines' signed distance is within reach at x0 or at x1, or changed sign between.

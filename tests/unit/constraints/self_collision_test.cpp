@@ -92,13 +92,14 @@ TEST(SelfCollision, FarSheetsAreNoPairs) {
 // Two vertical triangles ("fins") whose edges cross edge on edge while no vertex comes near
 // the other's face: the case vertex-triangle pairs miss. Fin A lies in the plane y = 0 below
 // its top edge (-1, 0, 0)-(1, 0, 0); fin B in the plane x = 0 above its bottom edge
-// (0, -0.5, z)-(0, 0.5, z), moving down from z = 0.1 to z = -0.1 through A's top edge.
+// (0, -0.5, z)-(0, 0.5, z), moving down from z = 0.1 to z = -0.005 through A's top edge
+// (ending within the search's reach 0.01 of it).
 struct Fins {
   std::vector<Tri> tris = {{0, 1, 2}, {3, 4, 5}};
   std::vector<double> x0 = {-1, 0, 0, 1, 0, 0, 0, 0, -1, 0, -0.5, 0.1, 0, 0.5, 0.1, 0, 0, 1.1};
   std::vector<double> x1 = x0;
   Fins() {
-    for (int v = 3; v < 6; ++v) x1[3 * v + 2] -= 0.2;
+    for (int v = 3; v < 6; ++v) x1[3 * v + 2] -= 0.105;
   }
 };
 
@@ -140,7 +141,7 @@ TEST(SelfCollision, EdgesCrossingEdgeOnEdgeArePairs) {
   }
   const double h = 0.002;
   const double C = edge_edge_collision_constraint(xs, h, -1, &g);
-  EXPECT_NEAR(C, -0.1 - h, 1e-15);  // crossed: now 0.1 on the wrong side
+  EXPECT_NEAR(C, -0.005 - h, 1e-15);  // crossed: now 0.005 on the wrong side
   pbd_project<4>(C, g, VecN<4>::Ones(), 1.0, ConstraintSense::Unilateral, &dx);
   xs += dx;
   EXPECT_NEAR(edge_edge_collision_constraint(xs, h, -1, nullptr), 0.0, 1e-12);
@@ -151,6 +152,18 @@ TEST(SelfCollision, EdgesCrossingEdgeOnEdgeArePairs) {
   std::vector<SelfCollisionEdgePair> none;
   find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, far.x0.data(), far.x1.data(), 0.01, Vec3::Zero(), rings, none);
   EXPECT_TRUE(none.empty());
+  // Through and beyond the reach (B's edge ends 0.1 below A's): the search looks only at
+  // edges within reach at the end, so no pair; the final check has the crossings instead
+  // (A's top edge {0, 1} through triangle B, B's bottom edge {3, 4} through triangle A).
+  Fins deep;
+  for (int v = 3; v < 6; ++v) deep.x1[3 * v + 2] = deep.x0[3 * v + 2] - 0.2;
+  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, deep.x0.data(), deep.x1.data(), 0.01, Vec3::Zero(), rings, none);
+  EXPECT_TRUE(none.empty());
+  std::vector<std::array<int, 2>> crossings;
+  find_new_crossings(deep.tris, edges, deep.x0.data(), deep.x1.data(), crossings);
+  ASSERT_EQ(crossings.size(), 2u);
+  EXPECT_EQ(crossings[0], (std::array<int, 2>{0, 1}));
+  EXPECT_EQ(crossings[1], (std::array<int, 2>{3, 0}));
 }
 
 // Edges sharing a vertex, or joined by an edge, are never pairs (a sheet's own neighbours),

@@ -11,11 +11,22 @@ namespace weft {
 // (/frames/stats/<name> in the result file).
 using NamedValues = std::vector<std::pair<std::string, double>>;
 
-// One named array of doubles (a checkpoint array): every rank holds the whole array, in an
-// order that does not depend on the rank count.
+// One named array of doubles (a checkpoint array), in an order that does not depend on the
+// rank count. Either every rank holds the whole array (whole < 0), or it is distributed:
+// this rank holds entries index[i] (ascending) of an array of `whole` entries, each entry on
+// exactly one rank (per-stencil arrays: issue 20, no rank holds the whole scene).
 struct NamedArray {
+  NamedArray() = default;
+  NamedArray(std::string n, std::vector<double> v) : name(std::move(n)), values(std::move(v)) {}
+  NamedArray(std::string n, std::vector<double> v, std::vector<int> i, long w)
+      : name(std::move(n)), values(std::move(v)), index(std::move(i)), whole(w) {}
+
   std::string name;
   std::vector<double> values;
+  std::vector<int> index;  // distributed: the entries this rank holds
+  long whole = -1;         // distributed: the array's length over every rank
+  bool distributed() const { return whole >= 0; }
+  long length() const { return distributed() ? whole : static_cast<long>(values.size()); }
 };
 using NamedArrays = std::vector<NamedArray>;
 

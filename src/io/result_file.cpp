@@ -230,6 +230,49 @@ void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int b
   H5Dclose(ds);
 }
 
+// A distributed checkpoint array's even share on this rank: entries [*begin, *begin +
+// size) of the whole array, sent by the ranks that hold them (one all-to-all), so no rank
+// gathers the whole array.
+std::vector<double> gather_even_share(const NamedArray& a, MPI_Comm comm, int rank, int ranks, long long* begin) {
+  const auto [lo, hi] = even_share(a.whole, rank, ranks);
+  *begin = lo;
+  std::vector<int> send_counts(ranks, 0), recv_counts(ranks), sdispl(ranks + 1, 0), rdispl(ranks + 1, 0);
+  int dest = 0;
+  for (int g : a.index) {  // ascending: the destination ranks ascend too
+    while (g >= even_share(a.whole, dest, ranks).second) ++dest;
+    ++send_counts[dest];
+  }
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
+  for (int r = 0; r < ranks; ++r) sdispl[r + 1] = sdispl[r] + send_counts[r], rdispl[r + 1] = rdispl[r] + recv_counts[r];
+  std::vector<int> idx(rdispl[ranks]);
+  std::vector<double> val(rdispl[ranks]);
+  MPI_Alltoallv(a.index.data(), send_counts.data(), sdispl.data(), MPI_INT, idx.data(), recv_counts.data(), rdispl.data(),
+                MPI_INT, comm);
+  MPI_Alltoallv(a.values.data(), send_counts.data(), sdispl.data(), MPI_DOUBLE, val.data(), recv_counts.data(),
+                rdispl.data(), MPI_DOUBLE, comm);
+  std::vector<double> share(static_cast<size_t>(hi - lo), 0.0);
+  for (size_t i = 0; i < idx.size(); ++i) share[idx[i] - lo] = val[i];
+  return share;
+}
+
+// Write entries [begin, begin + data.size()) of a 1-D dataset of doubles, collectively.
+void write_entries(hid_t ds, long long begin, const std::vector<double>& data) {
+  hid_t space = H5Dget_space(ds);
+  hsize_t start[1] = {hsize_t(begin)}, count[1] = {hsize_t(data.size())};
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+  const hsize_t values = std::max<hsize_t>(data.size(), 1);
+  hid_t mem = H5Screate_simple(1, &values, nullptr);
+  if (data.empty()) {
+    H5Sselect_none(space);
+    H5Sselect_none(mem);
+  }
+  hid_t dxpl = collective_dxpl();
+  h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, data.empty() ? nullptr : data.data()), "write entries");
+  H5Pclose(dxpl);
+  H5Sclose(mem);
+  H5Sclose(space);
+}
+
 // Write rows [begin, end) of an (M, 3) dataset (per-frame datasets: write_frame_rows).
 void write_rows(hid_t ds, int begin, int end, const std::vector<double>& rows) {
   hid_t space = H5Dget_space(ds);
@@ -632,13 +675,36 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
     write_rows(ds, nat_begin_, nat_end_, rows);
     H5Dclose(ds);
   }
-  // The stepper's arrays, whole on every rank: rank 0 writes them, in place when the
-  // dataset of the last checkpoint has the same size.
+  // The stepper's arrays, in place when the dataset of the last checkpoint has the same
+  // size: a whole array (on every rank) is written by rank 0, a distributed one in even
+  // shares (gather_even_share).
   hid_t ag = H5Lexists(cp, "arrays", H5P_DEFAULT) > 0 ? H5Gopen2(cp, "arrays", H5P_DEFAULT)
                                                       : H5Gcreate2(cp, "arrays", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5check_id(ag, "/checkpoint/arrays");
   for (const NamedArray& a : arrays) {
     const char* name = a.name.c_str();
+    if (a.distributed()) {
+      long long begin = 0;
+      const std::vector<double> share = gather_even_share(a, lv_.comm, lv_.rank, lv_.ranks, &begin);
+      hid_t ds = -1;
+      if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
+        ds = H5Dopen2(ag, name, H5P_DEFAULT);
+        hid_t space = H5Dget_space(ds);
+        const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(a.whole);
+        H5Sclose(space);
+        if (!same) H5Dclose(ds), H5Ldelete(ag, name, H5P_DEFAULT), ds = -1;
+      }
+      if (ds < 0) {
+        hsize_t dims[1] = {hsize_t(a.whole)};
+        hid_t space = H5Screate_simple(1, dims, nullptr);
+        ds = H5Dcreate2(ag, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Sclose(space);
+      }
+      h5check_id(ds, name);
+      write_entries(ds, begin, share);
+      H5Dclose(ds);
+      continue;
+    }
     if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
       hid_t ds = H5Dopen2(ag, name, H5P_DEFAULT);
       hid_t space = H5Dget_space(ds);
@@ -655,7 +721,7 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
   }
   H5Gclose(ag);
   bytes_ += 48 * std::int64_t(n);
-  for (const NamedArray& a : arrays) bytes_ += 8 * std::int64_t(a.values.size());
+  for (const NamedArray& a : arrays) bytes_ += 8 * std::int64_t(a.length());
   set_attr<double>(cp, "time", H5T_NATIVE_DOUBLE, time);
   set_attr<int>(cp, "frame", H5T_NATIVE_INT, frame);
   H5Gclose(cp);

@@ -335,13 +335,13 @@ NamedArrays CipcStepper::save() const {
   for (const auto& term : terms_) {
     const std::vector<double>* k = term->stiffness();
     if (!k) continue;
-    // Each stencil lives on one rank: a sum over ranks of the zero-filled array puts every
-    // value in its global stencil slot, exactly.
+    // Each stencil is evaluated on one rank: a distributed array of its stencils' values
+    // at their whole-set indices (ascending, as the rank's stencils are).
     const ElementSet& set = term->set();
-    std::vector<double> all(set.whole_size(), 0.0);
-    for (int i = 0; i < term->stencils().size(); ++i) all[set.global_of(term->stencils().element[i])] = (*k)[i];
-    MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, lv_.comm);
-    out.push_back({stiffness_name(*term), std::move(all)});
+    NamedArray a{stiffness_name(*term), *k, {}, set.whole_size()};
+    a.index.reserve(k->size());
+    for (int i = 0; i < term->stencils().size(); ++i) a.index.push_back(set.global_of(term->stencils().element[i]));
+    out.push_back(std::move(a));
   }
   if (contact_) out.push_back({"contact_kappa", {contact_->kappa()}});
   if (stitching_) {
@@ -352,20 +352,35 @@ NamedArrays CipcStepper::save() const {
 }
 
 void CipcStepper::load(const NamedArrays& arrays) {
-  auto get = [&](const std::string& name, size_t size) {
+  auto array = [&](const std::string& name, size_t size) -> const NamedArray& {
     const NamedArray* a = find_array(arrays, name);
     if (!a) throw InputError("checkpoint array '" + name + "' missing");
-    if (a->values.size() != size)
-      throw InputError("checkpoint array '" + name + "' has " + std::to_string(a->values.size()) +
+    if (a->distributed() && a->values.size() != a->index.size())
+      throw InputError("checkpoint array '" + name + "' has " + std::to_string(a->values.size()) + " values for " +
+                       std::to_string(a->index.size()) + " entries");
+    if (a->length() != static_cast<long>(size))
+      throw InputError("checkpoint array '" + name + "' has " + std::to_string(a->length()) +
                        " values but the case has " + std::to_string(size));
-    return &a->values;
+    return *a;
   };
+  auto get = [&](const std::string& name, size_t size) { return &array(name, size).values; };
   for (const auto& term : terms_) {
     std::vector<double>* k = term->stiffness();
     if (!k) continue;
     const ElementSet& set = term->set();
-    const std::vector<double>& all = *get(stiffness_name(*term), set.whole_size());
-    for (int i = 0; i < term->stencils().size(); ++i) (*k)[i] = all[set.global_of(term->stencils().element[i])];
+    const NamedArray& a = array(stiffness_name(*term), set.whole_size());
+    for (int i = 0; i < term->stencils().size(); ++i) {
+      const int g = set.global_of(term->stencils().element[i]);
+      if (!a.distributed()) {
+        (*k)[i] = a.values[g];
+        continue;
+      }
+      // (a distributed array as this rank saved it: its own stencils, ascending)
+      const auto it = std::lower_bound(a.index.begin(), a.index.end(), g);
+      if (it == a.index.end() || *it != g)
+        throw InputError("checkpoint array '" + a.name + "' lacks stencil " + std::to_string(g) + " on this rank");
+      (*k)[i] = a.values[it - a.index.begin()];
+    }
   }
   if (contact_) contact_->set_kappa((*get("contact_kappa", 1))[0]);
   if (stitching_) {

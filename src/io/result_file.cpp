@@ -11,6 +11,7 @@
 #include "energy/strain_limit.hpp"
 #include "energy/warp_direction.hpp"
 #include "io/xdmf.hpp"
+#include "parallel/even_share.hpp"
 
 namespace weft {
 namespace {
@@ -37,12 +38,6 @@ hid_t collective_dxpl() {
   hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
   return dxpl;
-}
-
-// Rows [first, second) of `count` that rank `rank` of `ranks` writes: even shares in rank
-// order (the natural-order rows, per-triangle rows, /mesh and /view rows all split so).
-std::pair<long long, long long> even_share(long long count, int rank, int ranks) {
-  return {count * rank / ranks, count * (rank + 1) / ranks};
 }
 
 // Create a (dims[0], ...) dataset and write it collectively, this rank giving rows
@@ -228,31 +223,6 @@ void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int b
   H5Sclose(mem);
   H5Sclose(space);
   H5Dclose(ds);
-}
-
-// A distributed checkpoint array's even share on this rank: entries [*begin, *begin +
-// size) of the whole array, sent by the ranks that hold them (one all-to-all), so no rank
-// gathers the whole array.
-std::vector<double> gather_even_share(const NamedArray& a, MPI_Comm comm, int rank, int ranks, long long* begin) {
-  const auto [lo, hi] = even_share(a.whole, rank, ranks);
-  *begin = lo;
-  std::vector<int> send_counts(ranks, 0), recv_counts(ranks), sdispl(ranks + 1, 0), rdispl(ranks + 1, 0);
-  int dest = 0;
-  for (int g : a.index) {  // ascending: the destination ranks ascend too
-    while (g >= even_share(a.whole, dest, ranks).second) ++dest;
-    ++send_counts[dest];
-  }
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
-  for (int r = 0; r < ranks; ++r) sdispl[r + 1] = sdispl[r] + send_counts[r], rdispl[r + 1] = rdispl[r] + recv_counts[r];
-  std::vector<int> idx(rdispl[ranks]);
-  std::vector<double> val(rdispl[ranks]);
-  MPI_Alltoallv(a.index.data(), send_counts.data(), sdispl.data(), MPI_INT, idx.data(), recv_counts.data(), rdispl.data(),
-                MPI_INT, comm);
-  MPI_Alltoallv(a.values.data(), send_counts.data(), sdispl.data(), MPI_DOUBLE, val.data(), recv_counts.data(),
-                rdispl.data(), MPI_DOUBLE, comm);
-  std::vector<double> share(static_cast<size_t>(hi - lo), 0.0);
-  for (size_t i = 0; i < idx.size(); ++i) share[idx[i] - lo] = val[i];
-  return share;
 }
 
 // Write entries [begin, begin + data.size()) of a 1-D dataset of doubles, collectively.
@@ -685,7 +655,7 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
     const char* name = a.name.c_str();
     if (a.distributed()) {
       long long begin = 0;
-      const std::vector<double> share = gather_even_share(a, lv_.comm, lv_.rank, lv_.ranks, &begin);
+      const std::vector<double> share = gather_even_share(a.index, a.values, a.whole, lv_.comm, &begin);
       hid_t ds = -1;
       if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
         ds = H5Dopen2(ag, name, H5P_DEFAULT);

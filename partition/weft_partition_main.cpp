@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       const weft::Scene scene = weft::build_scene(weft::load_case(input, {}), parts, options);
       how = scene.partitioner;
       part.resize(n);
-      for (int i = 0; i < n; ++i) part[i] = scene.partition[scene.solver_of_input[i]];
+      for (int i = 0; i < n; ++i) part[i] = scene.partition_of(scene.solver_of_input[i]);
       if (!scene.points.empty())
         how = scene.points.size() == static_cast<size_t>(n)
                   ? "recursive coordinate bisection (particles)"

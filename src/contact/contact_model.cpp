@@ -43,31 +43,26 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
                            std::vector<double> object_friction, std::vector<char> point_owned,
                            std::vector<char> edge_owned, const ContactParams& params)
     : surface_(std::move(surface)),
+      rest_(&rest),
       kinematic_(std::move(kinematic)),
       fixed_(kinematic_),
       object_friction_(std::move(object_friction)),
       point_owned_(std::move(point_owned)),
       edge_owned_(std::move(edge_owned)),
       params_(params) {
-  // Mollifier thresholds use rest edge lengths (IPC: eps_x = 1e-3 |ea|^2 |eb|^2 at rest);
-  // store |e|^2 per edge, the pair threshold is 1e-3 times the product.
-  ee_eps_x_.reserve(surface_.edges.size());
-  for (const Edge& e : surface_.edges) ee_eps_x_.push_back((rest[e[1]] - rest[e[0]]).squaredNorm());
   for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.vertex_offset(v));
   std::vector<double> len;
   for (size_t e = 0; e < surface_.edges.size(); ++e)
-    if (!kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]) len.push_back(std::sqrt(ee_eps_x_[e]));
+    if (!kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]) len.push_back(std::sqrt(rest_length2(static_cast<int>(e))));
   if (!len.empty()) {
     std::nth_element(len.begin(), len.begin() + len.size() / 2, len.end());
     skin_max_growth_ = kSkinMaxGrowthPerEdge * len[len.size() / 2];
   }
-  all_.points = surface_.vertices;
-  for (size_t t = 0; t < surface_.triangles.size(); ++t) all_.triangles.push_back(static_cast<int>(t));
-  for (size_t e = 0; e < surface_.edges.size(); ++e) all_.edges.push_back(static_cast<int>(e));
 }
 
 void ContactModel::set_active(const ActivePrimitives* active) {
   active_ = active;
+  if (active_ && all_built_) all_ = ActivePrimitives(), all_built_ = false;
   broad_phase_.set_active(active);
   skin_phase_.set_active(active);
 }
@@ -316,9 +311,10 @@ inline double pair_xi(const CollisionSurface& s, const typename PairTraits<K>::C
 
 #define WEFT_PAIR_KIND(k) constexpr PairKind K = decltype(k)::value; using P = PairTraits<K>
 
-template <PairKind K>
-inline double mollifier_eps(const std::vector<double>& ee_eps_x, const typename PairTraits<K>::Cand& p) {
-  if constexpr (K == PairKind::EE) return 1e-3 * ee_eps_x[p.ea] * ee_eps_x[p.eb];
+// Mollifier threshold (IPC: eps_x = 1e-3 |ea|^2 |eb|^2 at rest), edge-edge pairs only.
+template <PairKind K, class RestLength2>
+inline double mollifier_eps(const RestLength2& length2, const typename PairTraits<K>::Cand& p) {
+  if constexpr (K == PairKind::EE) return 1e-3 * length2(p.ea) * length2(p.eb);
   else return 0.0;
 }
 
@@ -647,6 +643,7 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
   bp.dhat = params_.dhat;
   double e = 0.0;
   bool infeasible = false;
+  const auto len2 = [this](int edge) { return rest_length2(edge); };
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
     if (infeasible) return;
@@ -654,7 +651,7 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
       int v[P::N];
       P::stencil(surface_, p, v);
       bp.xi = pair_xi<K>(surface_, p);
-      const double val = P::energy(x, v, mollifier_eps<K>(ee_eps_x_, p), bp);
+      const double val = P::energy(x, v, mollifier_eps<K>(len2, p), bp);
       if (!std::isfinite(val)) {
         infeasible = true;
         return;
@@ -694,6 +691,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
     return pd.d2 - bp.xi * bp.xi >= offset_barrier_threshold(bp.xi, bp.dhat);
   };
   bool infeasible = false;
+  const auto len2 = [this](int edge) { return rest_length2(edge); };
   for_each_pair_kind([&](auto kind) {
     WEFT_PAIR_KIND(kind);
     if (infeasible) return;
@@ -704,7 +702,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
       int v[P::N];
       P::stencil(surface_, p, v);
       bp.fixed_points = fixed_mask(v, P::N);
-      const auto le = P::barrier(x, v, typename P::Type(pd.type), mollifier_eps<K>(ee_eps_x_, p), bp);
+      const auto le = P::barrier(x, v, typename P::Type(pd.type), mollifier_eps<K>(len2, p), bp);
       if (!le.feasible) {
         infeasible = true;
         return;

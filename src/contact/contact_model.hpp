@@ -41,6 +41,7 @@ class ContactModel {
   struct Box {  // an axis-aligned box (the broad phase's, see contact_model.cpp)
     double lo[3], hi[3];
   };
+  // `rest` (every vertex's rest position) is kept by reference: it must outlive the model.
   ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
@@ -152,13 +153,33 @@ class ContactModel {
     double mu_lambda;
     Vec3 ref[4];                     // the stencil's reference positions (start of step)
   };
-  const ActivePrimitives& act() const { return active_ ? *active_ : all_; }
+  // The active lists, or the whole surface's (built on first use: a run on several ranks,
+  // which always gives active lists, never holds them).
+  const ActivePrimitives& act() const {
+    if (active_) return *active_;
+    if (!all_built_) {
+      all_.points = surface_.vertices;
+      all_.triangles.resize(surface_.triangles.size());
+      for (size_t t = 0; t < surface_.triangles.size(); ++t) all_.triangles[t] = static_cast<int>(t);
+      all_.edges.resize(surface_.edges.size());
+      for (size_t e = 0; e < surface_.edges.size(); ++e) all_.edges[e] = static_cast<int>(e);
+      all_built_ = true;
+    }
+    return all_;
+  }
   // swept_x_ / swept_dx_ := x / dx at the active points (NaN where the previous store wrote).
   void store_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
   void count_broad(const BroadPhase& bp);
 
   CollisionSurface surface_;
-  std::vector<double> ee_eps_x_;   // mollifier threshold per edge pair is a product: store |e|^2 at rest
+  // Rest positions (the scene's; they outlive the model): the edge-edge mollifier threshold
+  // is 1e-3 |ea|^2 |eb|^2 at rest, computed per pair (not stored per edge: 24 bytes a cloth
+  // vertex on every rank).
+  const std::vector<Vec3>* rest_ = nullptr;
+  double rest_length2(int e) const {
+    const Edge& g = surface_.edges[e];
+    return ((*rest_)[g[1]] - (*rest_)[g[0]]).squaredNorm();
+  }
   std::vector<char> kinematic_;
   std::vector<char> fixed_;        // kinematic and not free this step: ids -1
   std::vector<double> object_friction_;
@@ -188,7 +209,8 @@ class ContactModel {
   mutable std::vector<std::pair<int, int>> couple_tmp_;
   std::vector<FrictionPair> friction_;
   const ActivePrimitives* active_ = nullptr;
-  ActivePrimitives all_;                     // the whole surface (no active lists given)
+  mutable ActivePrimitives all_;             // the whole surface (no active lists given) ...
+  mutable bool all_built_ = false;           // ... once act() has needed it
   // The entries the last pass wrote in the full-length scratch arrays, reset to NaN / empty
   // by the next one (so passes cost O(active), not O(surface)).
   std::vector<int> swept_filled_, skin_filled_, query_filled_[3];

@@ -44,7 +44,7 @@ struct Scene {
   std::vector<int> solver_of_input;    // input id -> solver id
   int input_of(int solver) const { return input_of_solver[solver]; }
   int solver_of(int input) const { return solver_of_input[input]; }
-  std::vector<int> partition;          // owning rank per solver vertex
+  int partition_of(int v) const { return owner_of(v); }  // owning rank (solver ids are in rank blocks)
   std::string partitioner = "METIS";  // what split the mesh vertices: METIS or PT-Scotch
 
   std::vector<Vec3> rest;              // solver order, placed in the world at t = 0

@@ -345,7 +345,7 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   write_mesh("object_id", H5T_NATIVE_INT, 0, n, 1,
              [&](size_t i, int* o) { *o = scene.vertex_object[scene.solver_of_input[i]]; });
   write_mesh("partition", H5T_NATIVE_INT, 0, n, 1,
-             [&](size_t i, int* o) { *o = scene.partition[scene.solver_of_input[i]]; });
+             [&](size_t i, int* o) { *o = scene.partition_of(scene.solver_of_input[i]); });
   write_mesh("triangles", H5T_NATIVE_LLONG, 0LL, T, 3, [&](size_t t, long long* o) {
     for (int a = 0; a < 3; ++a) o[a] = scene.input_of_solver[scene.triangles[t][a]];
   });

@@ -332,13 +332,11 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   s.rest.resize(n);
   s.vertex_object.resize(n);
   s.vertex_motion.resize(n);
-  s.partition.resize(n);
   for (int i = 0; i < n; ++i) {
     const int v = s.solver_of_input[i];
     s.rest[v] = X[i];
     s.vertex_object[v] = vobj[i];
     s.vertex_motion[v] = vmotion[i];
-    s.partition[v] = part[i];
   }
   // The input-order copies are done with (one copy of each per-vertex array at a time).
   std::vector<Vec3>().swap(X);

@@ -224,7 +224,7 @@ objects:
     std::vector<double> lo(ranks, 1e9), hi(ranks, -1e9);
     std::vector<int> count(ranks, 0);
     for (int v = 0; v < s.num_vertices; ++v) {
-      const int p = s.partition[v];
+      const int p = s.partition_of(v);
       lo[p] = std::min(lo[p], s.rest[v][0]);
       hi[p] = std::max(hi[p], s.rest[v][0]);
       ++count[p];

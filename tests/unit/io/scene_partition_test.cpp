@@ -28,7 +28,7 @@ void expect_obstacles_with_nearest_cloth(const Scene& s) {
       const double a = (s.rest[d] - s.rest[v]).squaredNorm(), b = (s.rest[best] - s.rest[v]).squaredNorm();
       if (a < b || (a == b && s.input_of_solver[d] < s.input_of_solver[best])) best = d;
     }
-    ASSERT_EQ(s.partition[v], s.partition[best]) << "vertex " << v;
+    ASSERT_EQ(s.partition_of(v), s.partition_of(best)) << "vertex " << v;
     ++checked;
   }
   EXPECT_GT(checked, 0);
@@ -45,15 +45,15 @@ TEST(ScenePartition, TwinDrapesKeepTheirSpheres) {
   for (int v = 0; v < s.num_vertices; ++v) {
     const int o = s.vertex_object[v];
     if (o < 2) {
-      if (cloth_part[o] < 0) cloth_part[o] = s.partition[v];
-      ASSERT_EQ(s.partition[v], cloth_part[o]) << "a cloth is split";
+      if (cloth_part[o] < 0) cloth_part[o] = s.partition_of(v);
+      ASSERT_EQ(s.partition_of(v), cloth_part[o]) << "a cloth is split";
     }
   }
   ASSERT_NE(cloth_part[0], cloth_part[1]);
   for (int v = 0; v < s.num_vertices; ++v) {
     const int o = s.vertex_object[v];
     if (o == 2 || o == 3) {
-      EXPECT_EQ(s.partition[v], cloth_part[o - 2]) << s.objects[o].name;
+      EXPECT_EQ(s.partition_of(v), cloth_part[o - 2]) << s.objects[o].name;
     }
   }
   expect_obstacles_with_nearest_cloth(s);

@@ -514,7 +514,8 @@ void PbdStepper::build_constraints() {
   // owned here); collect the ghosts; sort by (colour, global index); local ids.
   auto owned = [&](int v) { return v >= lv_.vbegin && v < lv_.vend; };
   ghosts_ = lv_.ghosts;
-  local_of_global_ = lv_.local_of_global;
+  local_of_global_.assign(n, -1);  // (PBD's own table: its tearing pass reaches every vertex)
+  for (int l = 0; l < lv_.num_local(); ++l) local_of_global_[lv_.global_of_local(l)] = l;
   std::vector<int> extra;
   auto reduce = [&](std::vector<std::unique_ptr<Group>>& groups, const std::vector<int>& colour, int ncol,
                     std::vector<int>& count) {

@@ -113,7 +113,7 @@ void Stitching::rebuild_ties() {
     if (!welded_[s]) continue;
     const int a = scene_.stitches[s][0], b = scene_.stitches[s][1];
     row_of_[b] = a;
-    const int la = lv_.local_of_global[a], lb = lv_.local_of_global[b];
+    const int la = lv_.local_of(a), lb = lv_.local_of(b);
     if (lb >= 0) {
       if (la < 0) throw std::logic_error("stitch copy without its partner on a rank");
       ties_.push_back({lb, la});

@@ -53,22 +53,25 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   if (ranks_ > 1) {
     mark_.assign(nv, 0);
     known_mark_.assign(nv, 0);
-    // adjacency for the active lists (built once: storage of the whole surface)
+    // adjacency for the active lists (built once: storage of the whole surface). A
+    // triangle is listed at its smallest vertex only, the one the active lists find it from
+    // (a third of a vertex -> triangles table).
+    auto smallest = [](const Tri& t) { return std::min(t[0], std::min(t[1], t[2])); };
     vt_start_.assign(nv + 1, 0);
-    for (const Tri& t : surface_.triangles)
-      for (int v : t) ++vt_start_[v + 1];
+    for (const Tri& t : surface_.triangles) ++vt_start_[smallest(t) + 1];
     for (int v = 0; v < nv; ++v) vt_start_[v + 1] += vt_start_[v];
     vt_.resize(vt_start_[nv]);
     {
       std::vector<int> fill(vt_start_.begin(), vt_start_.end() - 1);
-      for (size_t t = 0; t < surface_.triangles.size(); ++t)
-        for (int v : surface_.triangles[t]) vt_[fill[v]++] = static_cast<int>(t);
+      for (size_t t = 0; t < surface_.triangles.size(); ++t) vt_[fill[smallest(surface_.triangles[t])]++] = static_cast<int>(t);
     }
     te_start_.assign(nv + 1, 0);
-    se_start_.assign(nv + 1, 0);
+    if (surface_.num_segments() > 0) se_start_.assign(nv + 1, 0);  // (none without rods)
     for (size_t e = 0; e < surface_.edges.size(); ++e)
       ++(surface_.is_segment(static_cast<int>(e)) ? se_start_ : te_start_)[surface_.edges[e][0] + 1];
-    for (int v = 0; v < nv; ++v) te_start_[v + 1] += te_start_[v], se_start_[v + 1] += se_start_[v];
+    for (int v = 0; v < nv; ++v) te_start_[v + 1] += te_start_[v];
+    if (!se_start_.empty())
+      for (int v = 0; v < nv; ++v) se_start_[v + 1] += se_start_[v];
   }
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   if (ranks_ == 1) {
@@ -381,17 +384,17 @@ void ContactHalo::update_known() {
     if (surface_.vertex_object[v] >= 0) active_.points.push_back(v);
   for (int v : active_.points)
     for (int j = vt_start_[v]; j < vt_start_[v + 1]; ++j) {
-      const Tri& t = surface_.triangles[vt_[j]];
-      if (std::min(t[0], std::min(t[1], t[2])) == v && known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]])
-        active_.triangles.push_back(vt_[j]);
+      const Tri& t = surface_.triangles[vt_[j]];  // (v is its smallest vertex)
+      if (known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]]) active_.triangles.push_back(vt_[j]);
     }
   std::sort(active_.triangles.begin(), active_.triangles.end());
   for (int v : active_.points)
     for (int e = te_start_[v]; e < te_start_[v + 1]; ++e)
       if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
-  for (int v : active_.points)
-    for (int e = surface_.num_triangle_edges + se_start_[v]; e < surface_.num_triangle_edges + se_start_[v + 1]; ++e)
-      if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
+  if (!se_start_.empty())
+    for (int v : active_.points)
+      for (int e = surface_.num_triangle_edges + se_start_[v]; e < surface_.num_triangle_edges + se_start_[v + 1]; ++e)
+        if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
 }
 
 void ContactHalo::keep(const std::vector<int>& ids) {

@@ -54,20 +54,16 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
   }
   lv.ghosts = std::move(ghost);
 
-  lv.local_of_global.assign(scene.num_vertices, -1);
-  for (int v = lv.vbegin; v < lv.vend; ++v) lv.local_of_global[v] = v - lv.vbegin;
-  for (size_t k = 0; k < lv.ghosts.size(); ++k) lv.local_of_global[lv.ghosts[k]] = lv.num_owned() + static_cast<int>(k);
-
   for (int t : lv.triangles) {
     const Tri& tri = scene.triangles[t];
-    lv.triangle_local.push_back({lv.local_of_global[tri[0]], lv.local_of_global[tri[1]], lv.local_of_global[tri[2]]});
+    lv.triangle_local.push_back({lv.local_of(tri[0]), lv.local_of(tri[1]), lv.local_of(tri[2])});
   }
   for (size_t s = 0; s < scene.element_sets.size(); ++s) {
     const ElementSet& set = scene.element_sets[s];
     LocalStencils& ls = lv.sets[s];
     ls.local.reserve(static_cast<size_t>(set.arity) * ls.element.size());
     for (int k : ls.element)
-      for (int a = 0; a < set.arity; ++a) ls.local.push_back(lv.local_of_global[set.stencil(k)[a]]);
+      for (int a = 0; a < set.arity; ++a) ls.local.push_back(lv.local_of(set.stencil(k)[a]));
     ls.element.shrink_to_fit();  // (appended one by one: no growth slack kept for the run)
   }
   lv.triangles.shrink_to_fit();

@@ -5,6 +5,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/scene.hpp"
@@ -16,7 +17,6 @@ struct LocalView {
   int rank = 0, ranks = 1;
   int vbegin = 0, vend = 0;             // owned solver ids
   std::vector<int> ghosts;              // global solver ids of ghost vertices, ascending
-  std::vector<int> local_of_global;     // -1 where neither owned nor ghost
 
   std::vector<int> triangles;           // scene triangle ids whose first vertex is owned here (output)
   std::vector<Tri> triangle_local;      // their vertices as local indices
@@ -25,6 +25,13 @@ struct LocalView {
   int num_owned() const { return vend - vbegin; }
   int num_local() const { return num_owned() + static_cast<int>(ghosts.size()); }
   int global_of_local(int l) const { return l < num_owned() ? vbegin + l : ghosts[l - num_owned()]; }
+  // Local index of a global vertex, -1 where neither owned nor ghost (owned: arithmetic;
+  // ghosts: a binary search, not a global-length table).
+  int local_of(int v) const {
+    if (v >= vbegin && v < vend) return v - vbegin;
+    const auto it = std::lower_bound(ghosts.begin(), ghosts.end(), v);
+    return it != ghosts.end() && *it == v ? num_owned() + static_cast<int>(it - ghosts.begin()) : -1;
+  }
 };
 
 LocalView make_local_view(const Scene& scene, MPI_Comm comm);

@@ -292,18 +292,35 @@ TEST(LinearSystemAssembly, DirectWritesEqualMatSetValuesAndRepeatExactly) {
   MatDestroy(&ref);
 }
 
+// The small case's system for a direct solve (preonly) on MPI_COMM_WORLD, after its first
+// new_time_step.
+struct DirectSystem {
+  static int world(bool size) {
+    int v = 0;
+    size ? MPI_Comm_size(MPI_COMM_WORLD, &v) : MPI_Comm_rank(MPI_COMM_WORLD, &v);
+    return v;
+  }
+  static weft::CaseSpec direct_case() {
+    weft::CaseSpec s = small_case();
+    s.linear.ksp = "preonly";
+    return s;
+  }
+  int ranks = world(true), rank = world(false);
+  weft::CaseSpec spec = direct_case();
+  weft::Scene scene = weft::build_scene(spec, ranks);
+  weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  weft::LinearSystem sys{scene, lv, spec.linear};
+  DirectSystem() { sys.new_time_step(); }
+};
+
 TEST(LinearSystemAssembly, SlotCacheEqualsSearchedBlocksAcrossRebuilds) {
   // add_block with a SlotCache (the elastic elements' path) writes the same matrix, bit for
   // bit, as the searching add_block, also after a rebuild has moved every block (the
   // cache must notice and look its slots up again).
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  weft::CaseSpec spec = small_case();
-  spec.linear.ksp = "preonly";
-  const weft::Scene scene = weft::build_scene(spec, ranks);
-  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
-  weft::LinearSystem sys(scene, lv, spec.linear);
-  sys.new_time_step();
+  DirectSystem ds;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
   ASSERT_TRUE(sys.direct_assembly());
   weft::LinearSystem::SlotCache cache;
   auto assemble_tris = [&](bool cached, double scale) {
@@ -356,15 +373,11 @@ TEST(LinearSystemAssembly, BatchedSlotsAndDirectGradientEqualTheOldPaths) {
   // size, before and after a rebuild that moves every block, and with the hinges' 4-vertex
   // stencils too. begin_rhs (one rank: add_rhs straight into g) must give the gradient the
   // buffered add_rhs + flush_rhs gives, bit for bit, on every rank count.
-  int ranks = 1, rank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  weft::CaseSpec spec = small_case();
-  spec.linear.ksp = "preonly";
-  const weft::Scene scene = weft::build_scene(spec, ranks);
-  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
-  weft::LinearSystem sys(scene, lv, spec.linear);
-  sys.new_time_step();
+  DirectSystem ds;
+  const int ranks = ds.ranks, rank = ds.rank;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
   ASSERT_TRUE(sys.direct_assembly());
   // Stencils: this rank's triangles (3 vertices) and pairs of adjacent triangles (4).
   std::vector<std::array<int, 4>> st3, st4;

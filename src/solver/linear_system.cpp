@@ -439,14 +439,14 @@ void LinearSystem::index_pattern() {
   }
   block_ptr_.assign(n_owned + 1, 0);
   block_cols_.clear();
-  block_pos_.clear();
+  block_at_.clear();
   block_part_.clear();
   std::vector<int> merged;
   {
     size_t blocks = 0;  // exact sizes: these three are kept until the next rebuild
     for (int r = 0; r < n_owned; ++r) blocks += row_pattern(r, merged).size();
     block_cols_.reserve(blocks);
-    block_pos_.reserve(blocks);
+    block_at_.reserve(blocks);
     block_part_.reserve(blocks);
   }
   bool ok = true;
@@ -469,7 +469,8 @@ void LinearSystem::index_pattern() {
         }
       }
       block_cols_.push_back(col);
-      block_pos_.push_back(pos);
+      block_at_.push_back(ok ? BlockAt{row_start_[p][3 * r] + pos, row_start_[p][3 * r + 1] - row_start_[p][3 * r]}
+                             : BlockAt{0, 0});
       block_part_.push_back(static_cast<char>(p));
     }
     for (int p = 0; p < 2 && ok; ++p)
@@ -613,7 +614,7 @@ void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, con
     for (int b = 0; b < nv; ++b) {
       if (ids[b] < 0) continue;
       if (slot[b] < 0) slot[b] = find_block(r, ids[b]);
-      add_at(slot[b], r, va + 3 * b, stride);
+      add_at(slot[b], va + 3 * b, stride);
     }
   }
 }
@@ -641,19 +642,41 @@ int LinearSystem::find_block(int r, int col) const {
   return static_cast<int>(it - block_cols_.data());
 }
 
-void LinearSystem::add_owned(int r, int col, const double* v, int stride) { add_at(find_block(r, col), r, v, stride); }
+void LinearSystem::add_owned(int r, int col, const double* v, int stride) { add_at(find_block(r, col), v, stride); }
 
-void LinearSystem::add_at(int e, int r, const double* v, int stride) {
-  const int p = block_part_[e];
-  PetscScalar* dst = values_[p] + block_pos_[e];
-  const PetscInt* rs = row_start_[p].data() + 3 * r;
-  for (int d = 0; d < 3; ++d) {
-    PetscScalar* q = dst + rs[d];
+void LinearSystem::add_at(int e, const double* v, int stride) {
+  const BlockAt at = block_at_[e];
+  PetscScalar* q = values_[static_cast<int>(block_part_[e])] + at.off;
+  for (int d = 0; d < 3; ++d, q += at.len) {
     const double* vd = v + d * stride;
     q[0] += vd[0];
     q[1] += vd[1];
     q[2] += vd[2];
   }
+}
+
+// The three scalar rows of block entry e, for writing.
+void LinearSystem::prefetch_block(int e) const {
+  const BlockAt at = block_at_[e];
+  const PetscScalar* q = values_[static_cast<int>(block_part_[e])] + at.off;
+  __builtin_prefetch(q, 1, 1);
+  __builtin_prefetch(q + at.len, 1, 1);
+  __builtin_prefetch(q + 2 * at.len, 1, 1);
+}
+
+void LinearSystem::add_blocks(SlotCache& c, size_t first, int count, int nv, const int* ids, const double* values) {
+  const size_t n2 = static_cast<size_t>(9 * nv * nv);
+  if (!values_[0]) {
+    for (int i = 0; i < count; ++i) add_block(nv, ids + nv * i, values + n2 * i);
+    return;
+  }
+  for (int i = 0; i < count; ++i) add_block(c, first + i, nv, ids + nv * i, values + n2 * i);
+  // The next batch's owned blocks (their slots were cached by an earlier assembly of this
+  // pattern: add_block above reset them otherwise; -1: not owned here, or not looked up yet).
+  if (count == 0 || c.version != pattern_version_) return;
+  const size_t from = (first + count) * nv * nv, to = std::min(c.slot.size(), (first + 2 * count) * nv * nv);
+  for (size_t s = from; s < to; ++s)
+    if (c.slot[s] >= 0) prefetch_block(c.slot[s]);
 }
 
 // Sends each owner its records (ints + doubles per record, in call order) and returns what
@@ -685,7 +708,18 @@ void LinearSystem::exchange(std::vector<std::vector<int>>& idx, std::vector<std:
                 lv_.comm);
 }
 
+void LinearSystem::begin_rhs(Vec g) {
+  if (lv_.ranks == 1 && !rhs_direct_) check(VecGetArray(g, &rhs_direct_), "VecGetArray");
+}
+
 void LinearSystem::add_rhs(int row, const double* v) {
+  if (rhs_direct_) {  // one rank: every row is owned, added in call order as flush_rhs would
+    PetscScalar* a = rhs_direct_ + 3 * (row - lv_.vbegin);
+    a[0] += v[0];
+    a[1] += v[1];
+    a[2] += v[2];
+    return;
+  }
   if (rhs_idx_.empty()) rhs_idx_.resize(lv_.ranks), rhs_val_.resize(lv_.ranks);
   const int owner = (row >= lv_.vbegin && row < lv_.vend) ? lv_.rank : scene_.owner_of(row);
   rhs_idx_[owner].push_back(row);
@@ -693,6 +727,11 @@ void LinearSystem::add_rhs(int row, const double* v) {
 }
 
 void LinearSystem::flush_rhs(Vec g) {
+  if (rhs_direct_) {
+    check(VecRestoreArray(g, &rhs_direct_), "VecRestoreArray");
+    rhs_direct_ = nullptr;
+    return;
+  }
   std::vector<int> ridx;
   std::vector<double> rval;
   exchange(rhs_idx_, rhs_val_, 1, 3, ridx, rval);  // (this rank's own entries come back in rank order)

@@ -48,13 +48,15 @@ int log_stage(const char* name) {
 }
 
 void NodeSink::add_hessians(int set, int first, int count, int nv, const int* local, const double* H) {
-  int ids[8];
+  constexpr int kIds = 16 * 8;  // a term's batch (kBatch 16) of stencils of up to 8 vertices
+  int ids[kIds];
   const int n2 = 9 * nv * nv;
-  for (int i = 0; i < count; ++i) {
-    const int* l = local + nv * i;
-    for (int a = 0; a < nv; ++a) ids[a] = global_id_[l[a]];
-    // symmetric: column-major == row-major
-    sys_.add_block(slots_[set], static_cast<size_t>(first + i), nv, ids, H + static_cast<size_t>(n2) * i);
+  // symmetric: column-major == row-major
+  for (int done = 0; done < count;) {
+    const int m = std::min(count - done, kIds / nv);
+    for (int i = 0; i < m * nv; ++i) ids[i] = global_id_[local[nv * done + i]];
+    sys_.add_blocks(slots_[set], static_cast<size_t>(first + done), m, nv, ids, H + static_cast<size_t>(n2) * done);
+    done += m;
   }
 }
 
@@ -161,6 +163,7 @@ double NewtonMinimiser::assemble(const double* xl) {
   if (!globals_.empty()) {
     // Their gradients went in by global row, summed at the owner in a fixed order
     // (LinearSystem::flush_rhs).
+    sys_.begin_rhs(g_);
     for (GlobalTerm* t : globals_) t->assemble(sys_, energy);
     sys_.flush_rhs(g_);
   }

@@ -292,18 +292,35 @@ TEST(LinearSystemAssembly, DirectWritesEqualMatSetValuesAndRepeatExactly) {
   MatDestroy(&ref);
 }
 
+// The small case's system for a direct solve (preonly) on MPI_COMM_WORLD, after its first
+// new_time_step.
+struct DirectSystem {
+  static int world(bool size) {
+    int v = 0;
+    size ? MPI_Comm_size(MPI_COMM_WORLD, &v) : MPI_Comm_rank(MPI_COMM_WORLD, &v);
+    return v;
+  }
+  static weft::CaseSpec direct_case() {
+    weft::CaseSpec s = small_case();
+    s.linear.ksp = "preonly";
+    return s;
+  }
+  int ranks = world(true), rank = world(false);
+  weft::CaseSpec spec = direct_case();
+  weft::Scene scene = weft::build_scene(spec, ranks);
+  weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
+  weft::LinearSystem sys{scene, lv, spec.linear};
+  DirectSystem() { sys.new_time_step(); }
+};
+
 TEST(LinearSystemAssembly, SlotCacheEqualsSearchedBlocksAcrossRebuilds) {
   // add_block with a SlotCache (the elastic elements' path) writes the same matrix, bit for
   // bit, as the searching add_block, also after a rebuild has moved every block (the
   // cache must notice and look its slots up again).
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  weft::CaseSpec spec = small_case();
-  spec.linear.ksp = "preonly";
-  const weft::Scene scene = weft::build_scene(spec, ranks);
-  const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
-  weft::LinearSystem sys(scene, lv, spec.linear);
-  sys.new_time_step();
+  DirectSystem ds;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
   ASSERT_TRUE(sys.direct_assembly());
   weft::LinearSystem::SlotCache cache;
   auto assemble_tris = [&](bool cached, double scale) {
@@ -346,6 +363,157 @@ TEST(LinearSystemAssembly, SlotCacheEqualsSearchedBlocksAcrossRebuilds) {
   }
   ASSERT_TRUE(sys.set_contact_couplings(couplings));
   expect_same(3.0, "after a rebuild");
+}
+
+TEST(LinearSystemAssembly, BatchedSlotsAndDirectGradientEqualTheOldPaths) {
+  // The elastic terms' path (issue 21): add_blocks, a batch of stencils through a SlotCache
+  // with the next batch's destinations prefetched, must write the matrix MatSetValuesBlocked
+  // writes from the same blocks (exactly on one rank, to rounding on more, as above), and
+  // the same matrix bit for bit as one searched add_block per stencil, in batches of any
+  // size, before and after a rebuild that moves every block, and with the hinges' 4-vertex
+  // stencils too. begin_rhs (one rank: add_rhs straight into g) must give the gradient the
+  // buffered add_rhs + flush_rhs gives, bit for bit, on every rank count.
+  DirectSystem ds;
+  const int ranks = ds.ranks, rank = ds.rank;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
+  ASSERT_TRUE(sys.direct_assembly());
+  // Stencils: this rank's triangles (3 vertices) and pairs of adjacent triangles (4).
+  std::vector<std::array<int, 4>> st3, st4;
+  for (size_t k = 0; k < lv.triangles.size(); ++k) {
+    const auto& t = scene.triangles[lv.triangles[k]];
+    std::array<int, 4> ids{};
+    for (int a = 0; a < 3; ++a) ids[a] = scene.kinematic(t[a]) ? -1 : t[a];
+    st3.push_back(ids);
+    if (k + 1 < lv.triangles.size()) {
+      const auto& u = scene.triangles[lv.triangles[k + 1]];
+      for (int a = 0; a < 3; ++a)  // a vertex of the next triangle not in this one
+        if (u[a] != t[0] && u[a] != t[1] && u[a] != t[2]) {
+          ids[3] = scene.kinematic(u[a]) ? -1 : u[a];
+          bool near = false;  // in the element pattern only if the triangles share an edge
+          for (int b = 0; b < 3; ++b)
+            for (int c = 0; c < 3; ++c) near = near || (u[b] == t[c]);
+          if (near) st4.push_back(ids);
+          break;
+        }
+    }
+  }
+  std::vector<std::pair<int, int>> couplings;  // the 4-vertex stencils' blocks, as contact would add them
+  for (const auto& ids : st4)
+    for (int a : ids)
+      for (int b : ids)
+        if (a >= 0 && b >= 0 && a != b) couplings.emplace_back(a, b);
+  sys.set_contact_couplings(couplings);
+  auto values = [](int nv, size_t k, double scale, std::vector<double>& H) {
+    const int n2 = 9 * nv * nv;
+    H.resize(H.size() + n2);
+    double* h = H.data() + H.size() - n2;
+    for (int i = 0; i < 3 * nv; ++i)
+      for (int j = 0; j <= i; ++j) h[i * 3 * nv + j] = h[j * 3 * nv + i] = scale * std::sin(0.37 * (i * 12 + j) + 1.3 * k);
+  };
+  weft::LinearSystem::SlotCache c3, c4;
+  // mode 0: MatSetValuesBlocked into ref; 1: searched add_block; 2: add_blocks in batches of `batch`
+  auto assemble = [&](int mode, int batch, double scale, Mat ref) {
+    if (mode == 0) MatZeroEntries(ref);
+    sys.begin_assembly();
+    for (int nv : {3, 4}) {
+      const auto& st = nv == 3 ? st3 : st4;
+      for (size_t first = 0; first < st.size(); first += batch) {
+        const int count = static_cast<int>(std::min<size_t>(batch, st.size() - first));
+        std::vector<int> ids;
+        std::vector<double> H;
+        for (int i = 0; i < count; ++i) {
+          ids.insert(ids.end(), st[first + i].begin(), st[first + i].begin() + nv);
+          values(nv, first + i, scale, H);
+        }
+        const int n2 = 9 * nv * nv;
+        if (mode == 2) {
+          sys.add_blocks(nv == 3 ? c3 : c4, first, count, nv, ids.data(), H.data());
+        } else {
+          for (int i = 0; i < count; ++i) {
+            if (mode == 1) {
+              sys.add_block(nv, ids.data() + nv * i, H.data() + n2 * i);
+            } else {
+              PetscInt idx[4];
+              for (int a = 0; a < nv; ++a) idx[a] = ids[nv * i + a];
+              MatSetValuesBlocked(ref, nv, idx, nv, idx, H.data() + n2 * i, ADD_VALUES);
+            }
+          }
+        }
+      }
+    }
+    sys.end_assembly();
+    if (mode != 0) return;
+    const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (int v = lv.vbegin; v < lv.vend; ++v) {  // end_assembly's identity rows
+      if (!scene.kinematic(v)) continue;
+      PetscInt iv = v;
+      MatSetValuesBlocked(ref, 1, &iv, 1, &iv, I3, ADD_VALUES);
+    }
+    MatAssemblyBegin(ref, MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(ref, MAT_FINAL_ASSEMBLY);
+  };
+  auto differ = [&](Mat a) {  // || a - sys.matrix() ||_F
+    Mat d;
+    MatDuplicate(a, MAT_COPY_VALUES, &d);
+    MatAXPY(d, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+    double n = -1.0;
+    MatNorm(d, NORM_FROBENIUS, &n);
+    MatDestroy(&d);
+    return n;
+  };
+  Mat ref, searched;
+  for (int round = 0; round < 2; ++round) {  // round 1: after a rebuild (every block moves)
+    MatDuplicate(sys.matrix(), MAT_DO_NOT_COPY_VALUES, &ref);
+    assemble(0, 16, 1.0 + round, ref);
+    assemble(1, 16, 1.0 + round, nullptr);
+    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &searched);
+    double norm = 0.0;
+    MatNorm(searched, NORM_FROBENIUS, &norm);
+    EXPECT_GT(norm, 1.0);
+    for (int batch : {16, 16, 5, 1}) {  // twice 16: the second from the cached slots
+      assemble(2, batch, 1.0 + round, nullptr);
+      EXPECT_EQ(differ(searched), 0.0) << "round " << round << " batch " << batch;
+      if (ranks == 1)
+        EXPECT_EQ(differ(ref), 0.0) << "round " << round << " batch " << batch;
+      else
+        EXPECT_LE(differ(ref), 1e-14 * norm) << "round " << round << " batch " << batch;
+    }
+    MatDestroy(&ref);
+    MatDestroy(&searched);
+    if (round == 0) {  // couplings from the first free vertex to many others: every row shifts
+      std::vector<int> fv;
+      for (int v = 0; v < scene.num_vertices; ++v)
+        if (!scene.kinematic(v)) fv.push_back(v);
+      for (size_t i = 5; i < fv.size(); i += 3) couplings.emplace_back(fv[0], fv[i]), couplings.emplace_back(fv[i], fv[0]);
+      ASSERT_TRUE(sys.set_contact_couplings(couplings));
+    }
+  }
+  // Gradient entries from every rank, rows anywhere (each rank some of them).
+  Vec g0, g1;
+  VecCreateMPI(lv.comm, 3 * lv.num_owned(), PETSC_DETERMINE, &g0);
+  VecDuplicate(g0, &g1);
+  auto gradient = [&](Vec g, bool direct) {
+    VecSet(g, 0.25);
+    if (direct) sys.begin_rhs(g);
+    for (size_t i = rank; i < 5 * st3.size() * ranks; i += ranks) {
+      const int row = static_cast<int>((i * 7919) % scene.num_vertices);
+      const double v[3] = {std::sin(0.3 * i), std::cos(0.7 * i), 1e-9 * i};
+      sys.add_rhs(row, v);
+    }
+    sys.flush_rhs(g);
+  };
+  gradient(g0, false);
+  gradient(g1, true);
+  VecAXPY(g1, -1.0, g0);
+  double gd = -1.0, gn = 0.0;
+  VecNorm(g1, NORM_INFINITY, &gd);
+  VecNorm(g0, NORM_INFINITY, &gn);
+  EXPECT_GT(gn, 1.0);
+  EXPECT_EQ(gd, 0.0);
+  VecDestroy(&g0);
+  VecDestroy(&g1);
 }
 
 TEST(LinearSystemSplit, DecoupledRanksSolveOneCholeskyEachAndMatchOneRank) {

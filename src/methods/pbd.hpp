@@ -87,7 +87,7 @@ class PbdStepper final : public Stepper {
   void separate_split_(const std::vector<TearSplit>& splits, const std::vector<Vec3>& x);
   // Tearing (constraints/tearing.hpp): a pass at the start of every substep; after splits,
   // the spares take their vertex's state and everything built from the topology is rebuilt.
-  void tear_pass_();
+  void tear_pass_(bool hold_sent_back);
   void rebuild_();
   const std::vector<Tri>& tris() const { return tear_ > 0 ? tm_.triangles : scene_.triangles; }
   const std::vector<Vec3>& rest() const { return tear_ > 0 ? tm_.rest : scene_.rest; }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "constraints/collision.hpp"
+#include "constraints/patch_hierarchy.hpp"
 #include "core/exact_orient.hpp"
 
 namespace weft {
@@ -310,7 +311,8 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 }
 
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
-                        const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only) {
+                        const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only,
+                        PatchHierarchy* patches) {
   out.clear();
   if (tris.empty() || edges.empty()) return;
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
@@ -347,6 +349,22 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
       return;
     out.push_back({e, t});
   };
+  // Candidates from the flat-patch hierarchy (pairs inside a flat patch cannot cross; the
+  // same decisions on the rest).
+  if (patches && !patches->empty()) {
+    patches->for_each_candidate(
+        x1,
+        [&](int e, int t) {
+          const Tri& T = tris[t];
+          if (only && !marked(edges[e][0]) && !marked(edges[e][1]) && !marked(T[0]) && !marked(T[1]) && !marked(T[2]))
+            return;
+          const Vec3 a = P1(T[0]), b = P1(T[1]), c = P1(T[2]);
+          decide(e, t, Vec3((b - a).cross(c - a)), orient_abs_normal(a, b, c));
+        },
+        only);
+    std::sort(out.begin(), out.end());
+    return;
+  }
   auto tri_box = [&](const Tri& t, Vec3& lo, Vec3& hi) {
     lo = hi = P1(t[0]);
     for (int a = 1; a < 3; ++a) lo = lo.cwiseMin(P1(t[a])), hi = hi.cwiseMax(P1(t[a]));

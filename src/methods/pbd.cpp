@@ -338,6 +338,7 @@ void PbdStepper::build_self_() {
   }
   sc_rings_ = vertex_rings(sc_tris_, n);
   sc_edges_ = self_collision_edges(sc_tris_, s.input_of_solver);
+  sc_patches_.build(sc_tris_, sc_edges_, s.rest);
   sc_edge_own_.clear();
   for (size_t e = 0; e < sc_edges_.size(); ++e)
     if (owned(sc_edges_[e][0]) || owned(sc_edges_[e][1])) sc_edge_own_.push_back(static_cast<int>(e));
@@ -957,7 +958,7 @@ void PbdStepper::failsafe_self(double* x) {
                      MPI_DOUBLE, lv_.comm);
       x1 = xg_.data();
     }
-    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just);
+    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just, &sc_patches_);
     just.assign(sc_reverted_.size(), 0);
     int fresh = 0;
     for (const auto& c : sc_crossings_) {

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "constraints/patch_hierarchy.hpp"
 #include "constraints/self_collision.hpp"
 #include "constraints/tearing.hpp"
 #include "contact/broad_phase.hpp"
@@ -186,6 +187,7 @@ class PbdStepper final : public Stepper {
   std::vector<int> gather_counts_, gather_displs_;
   std::vector<SelfCollisionPair> self_pairs_;
   std::vector<Edge> sc_edges_;       // the self-colliding sheets' edges, in input order
+  PatchHierarchy sc_patches_;        // over sc_tris_ / sc_edges_: the final check's culling
   std::vector<int> sc_edge_own_;     // those with a vertex on this rank
   std::vector<SelfCollisionEdgePair> edge_pairs_;
   std::vector<double> sc_acc_;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "constraints/patch_hierarchy.hpp"
 #include "constraints/self_collision.hpp"
@@ -34,6 +35,19 @@ std::vector<int> identity(size_t n) {
   std::vector<int> k(n);
   for (size_t i = 0; i < n; ++i) k[i] = static_cast<int>(i);
   return k;
+}
+
+// The hash's new crossings from x0 to x1 (only: the later rounds' marking), checked equal to
+// the culling's over h (built on the same sheet; kept across rounds, as the stepper does).
+std::vector<std::array<int, 2>> same_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges,
+                                               PatchHierarchy& h, const std::vector<double>& x0,
+                                               const std::vector<double>& x1, const std::vector<char>* only,
+                                               const std::string& what) {
+  std::vector<std::array<int, 2>> plain, culled;
+  find_new_crossings(tris, edges, x0.data(), x1.data(), plain, only);
+  find_new_crossings(tris, edges, x0.data(), x1.data(), culled, only, &h);
+  EXPECT_EQ(plain, culled) << what;
+  return plain;
 }
 
 // A gently curved sheet (all normals within ~30 degrees of +y, simple outline) is one flat
@@ -80,10 +94,7 @@ TEST(PatchHierarchy, SameCrossingsAsTheHash) {
     const std::vector<Edge> edges = self_collision_edges(tris, identity(rest.size()));
     PatchHierarchy h;
     h.build(tris, edges, rest);
-    std::vector<std::array<int, 2>> plain, culled;
-    find_new_crossings(tris, edges, x0.data(), x1.data(), plain);
-    find_new_crossings(tris, edges, x0.data(), x1.data(), culled, nullptr, &h);
-    EXPECT_EQ(plain, culled) << "trial " << trial;
+    const auto plain = same_crossings(tris, edges, h, x0, x1, nullptr, "trial " + std::to_string(trial));
     if (trial >= 2) {
       EXPECT_FALSE(plain.empty()) << "trial " << trial;
     }
@@ -98,9 +109,7 @@ TEST(PatchHierarchy, SameCrossingsAsTheHash) {
         for (int d = 0; d < 3; ++d) x2[3 * v + d] = x0[3 * v + d];
       }
     }
-    find_new_crossings(tris, edges, x0.data(), x2.data(), plain, &just);
-    find_new_crossings(tris, edges, x0.data(), x2.data(), culled, &just, &h);
-    EXPECT_EQ(plain, culled) << "trial " << trial << ", marked round";
+    same_crossings(tris, edges, h, x0, x2, &just, "trial " + std::to_string(trial) + ", marked round");
   }
 }
 
@@ -124,11 +133,7 @@ TEST(PatchHierarchy, OverlappingOutlineIsNotFlat) {
   const std::vector<Edge> edges = self_collision_edges(tris, identity(rest.size()));
   PatchHierarchy h;
   h.build(tris, edges, rest);
-  std::vector<std::array<int, 2>> plain, culled;
-  find_new_crossings(tris, edges, flat.data(), wound.data(), plain);
-  find_new_crossings(tris, edges, flat.data(), wound.data(), culled, nullptr, &h);
-  EXPECT_FALSE(plain.empty());
-  EXPECT_EQ(plain, culled);
+  EXPECT_FALSE(same_crossings(tris, edges, h, flat, wound, nullptr, "wound ribbon").empty());
 }
 
 }  // namespace

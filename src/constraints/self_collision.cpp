@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "constraints/collision.hpp"
+#include "constraints/patch_hierarchy.hpp"
+#include "core/exact_orient.hpp"
 
 namespace weft {
 
@@ -289,29 +291,28 @@ namespace weft {
 
 namespace {
 
-double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { return (b - a).cross(c - a).dot(d - a); }
-
-// Both ends strictly on one side of the plane (op, oq: orient(a, b, c, p / q)), or the segment
-// in the plane (a flat sheet's own edges: the other edges' crossings reveal a coplanar
-// overlap), is no crossing.
-bool apart_from_plane(double op, double oq) { return (op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0); }
+// Both ends strictly on one side of the plane (sp, sq: the exact signs of orient3d(a, b, c,
+// p / q)), or the segment in the plane (a flat sheet's own edges: the other edges' crossings
+// reveal a coplanar overlap), is no crossing. Exact signs: a flat sheet's rounding never puts
+// its edges on both sides of its own triangles' planes.
+bool apart_from_plane(int sp, int sq) { return sp == sq; }
 
 // The line pq passes through the closed triangle: the three signed volumes of pq with its
-// edges agree in sign (zero allowed: touching counts, as for weft-verify).
+// edges agree in sign (zero allowed: touching counts, as for weft-verify), exactly.
 bool line_meets_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
-  const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
+  const int u = orient3d_sign(p, q, a, b), v = orient3d_sign(p, q, b, c), w = orient3d_sign(p, q, c, a);
   return (u >= 0 && v >= 0 && w >= 0) || (u <= 0 && v <= 0 && w <= 0);
 }
 
 }  // namespace
 
 bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
-  const Vec3 N = (b - a).cross(c - a);
-  return !apart_from_plane(N.dot(p - a), N.dot(q - a)) && line_meets_triangle(p, q, a, b, c);
+  return !apart_from_plane(orient3d_sign(a, b, c, p), orient3d_sign(a, b, c, q)) && line_meets_triangle(p, q, a, b, c);
 }
 
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
-                        const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only) {
+                        const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only,
+                        PatchHierarchy* patches) {
   out.clear();
   if (tris.empty() || edges.empty()) return;
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
@@ -324,14 +325,18 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
     return false;
   };
   // The exact decision for a candidate sharing no vertex whose boxes at x1 overlap, given
-  // the triangle's corner and normal at x1: the plane side of the edge's ends (orient(a, b,
-  // c, .) of segment_crosses_triangle, the same expression) rejects most candidates first.
-  auto decide = [&](int e, int t, const Vec3& corner, const Vec3& normal) {
+  // the triangle's normal and error-bound part at x1: the plane side of the edge's ends
+  // (the exact orient3d(a, b, c, .) signs of segment_crosses_triangle, filtered) rejects
+  // most candidates first.
+  auto decide = [&](int e, int t, const Vec3& normal, const Vec3& abs_normal) {
     const int i = edges[e][0], j = edges[e][1];
     const Vec3 p = P1(i), q = P1(j);
     const Tri& T = tris[t];
-    if (apart_from_plane(normal.dot(p - corner), normal.dot(q - corner))) return;
-    if (!line_meets_triangle(p, q, P1(T[0]), P1(T[1]), P1(T[2]))) return;
+    const Vec3 a = P1(T[0]), b = P1(T[1]), c = P1(T[2]);
+    const int sp = orient3d_sign_filtered(normal.dot(p - a), abs_normal, a, b, c, p);
+    const int sq = orient3d_sign_filtered(normal.dot(q - a), abs_normal, a, b, c, q);
+    if (apart_from_plane(sp, sq)) return;
+    if (!line_meets_triangle(p, q, a, b, c)) return;
     // A torn crack's two sides begin at one point: a vertex and its spare share a position.
     // An edge from such a vertex meets the triangle at that point only (a segment leaving a
     // triangle's corner off its plane), which is the crack, not a crossing; so a pair with
@@ -344,6 +349,22 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
       return;
     out.push_back({e, t});
   };
+  // Candidates from the flat-patch hierarchy (pairs inside a flat patch cannot cross; the
+  // same decisions on the rest).
+  if (patches && !patches->empty()) {
+    patches->for_each_candidate(
+        x1,
+        [&](int e, int t) {
+          const Tri& T = tris[t];
+          if (only && !marked(edges[e][0]) && !marked(edges[e][1]) && !marked(T[0]) && !marked(T[1]) && !marked(T[2]))
+            return;
+          const Vec3 a = P1(T[0]), b = P1(T[1]), c = P1(T[2]);
+          decide(e, t, Vec3((b - a).cross(c - a)), orient_abs_normal(a, b, c));
+        },
+        only);
+    std::sort(out.begin(), out.end());
+    return;
+  }
   auto tri_box = [&](const Tri& t, Vec3& lo, Vec3& hi) {
     lo = hi = P1(t[0]);
     for (int a = 1; a < 3; ++a) lo = lo.cwiseMin(P1(t[a])), hi = hi.cwiseMax(P1(t[a]));
@@ -376,14 +397,14 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
   const double cell = typical_extent(lo, hi);
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  // Each kept triangle's corner and normal at x1, once: the plane side of the edge's ends
-  // (orient(a, b, c, .) of segment_crosses_triangle, the same expression) rejects most
-  // candidates before the exact test.
-  std::vector<Vec3> corner(kept.size()), normal(kept.size());
+  // Each kept triangle's normal at x1 and its part of the orientation's error bound, once:
+  // the plane side of the edge's ends (orient3d(a, b, c, .), filtered, exact when near zero)
+  // rejects most candidates before the line test.
+  std::vector<Vec3> normal(kept.size()), abs_normal(kept.size());
   for (size_t k = 0; k < kept.size(); ++k) {
     const Tri& T = tris[kept[k]];
-    corner[k] = P1(T[0]);
-    normal[k] = (P1(T[1]) - corner[k]).cross(P1(T[2]) - corner[k]);
+    normal[k] = (P1(T[1]) - P1(T[0])).cross(P1(T[2]) - P1(T[0]));
+    abs_normal[k] = orient_abs_normal(P1(T[0]), P1(T[1]), P1(T[2]));
   }
   std::vector<int> seen(kept.size(), -1);
   for (size_t e = 0; e < edges.size(); ++e) {
@@ -400,7 +421,7 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
       if (T[0] == i || T[1] == i || T[2] == i || T[0] == j || T[1] == j || T[2] == j) return;
       if (!edge_marked && !marked(T[0]) && !marked(T[1]) && !marked(T[2])) return;
       if ((elo.array() > hi[k].array()).any() || (ehi.array() < lo[k].array()).any()) return;
-      decide(static_cast<int>(e), t, corner[k], normal[k]);
+      decide(static_cast<int>(e), t, normal[k], abs_normal[k]);
     });
   }
   std::sort(out.begin(), out.end());

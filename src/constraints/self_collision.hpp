@@ -118,10 +118,13 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 // An edge end at the position of a triangle corner (a torn crack: a vertex and its spare)
 // makes no crossing at x1, and its touching at x0 does not excuse a crossing at x1.
 // only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
-// marked vertices' positions can have made).
+// marked vertices' positions can have made). patches (optional, built on tris and edges):
+// without `only`, the candidates come from its flat-patch culling instead of a hash (the
+// same pairs found).
+class PatchHierarchy;
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out,
-                        const std::vector<char>* only = nullptr);
+                        const std::vector<char>* only = nullptr, PatchHierarchy* patches = nullptr);
 
 // Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
 // self-collision pair as to an obstacle contact): the pair's contact points are weighted sums

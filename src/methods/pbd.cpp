@@ -338,6 +338,7 @@ void PbdStepper::build_self_() {
   }
   sc_rings_ = vertex_rings(sc_tris_, n);
   sc_edges_ = self_collision_edges(sc_tris_, s.input_of_solver);
+  sc_patches_.build(sc_tris_, sc_edges_, s.rest);
   sc_edge_own_.clear();
   for (size_t e = 0; e < sc_edges_.size(); ++e)
     if (owned(sc_edges_[e][0]) || owned(sc_edges_[e][1])) sc_edge_own_.push_back(static_cast<int>(e));
@@ -358,8 +359,15 @@ long PbdStepper::torn() const {
 
 // A tearing pass (constraints/tearing.hpp) on the positions every rank holds whole (all
 // vertices are local when tearing): the same splits everywhere. A spare starts as a copy of
-// its vertex (position, velocity, BDF2 history).
-void PbdStepper::tear_pass_() {
+// its vertex (position, velocity, BDF2 history). hold_sent_back: the vertices the previous
+// substep's final check sent back (held at their start while their neighbours moved on) are
+// stretched by the hold, not by the material; they do not split in this pass (the edge's
+// other end may). Splitting one left the vertex and its spare at one point that the check
+// kept sending back (the separation's moves crossed the held, tangled neighbourhood): on
+// xpbd cases/tear.yaml a frame ended with the crack's two fans touching there, which
+// weft-verify counts as an intersection. Only within a step (a restart knows no previous
+// substep), from the gathered check: the same on every rank.
+void PbdStepper::tear_pass_(bool hold_sent_back) {
   const int n = scene_.num_vertices;
   std::vector<Vec3> x(n, Vec3::Zero());
   for (int l = 0; l < n_local_; ++l) {
@@ -367,7 +375,13 @@ void PbdStepper::tear_pass_() {
     x[v] = Eigen::Map<const Vec3>(&xs_[3 * l]);
   }
   bool exhausted = false;
+  std::vector<char> fixed;
+  if (self_ && hold_sent_back) {
+    fixed = tm_.fixed;
+    for (int v = 0; v < n; ++v) tm_.fixed[v] = fixed[v] || sc_reverted_[v];
+  }
   const std::vector<TearSplit> splits = tear_pass(tm_, x, tear_, &exhausted);
+  if (!fixed.empty()) tm_.fixed = std::move(fixed);
   if (exhausted && !tear_warned_) {
     tear_warned_ = true;
     if (lv_.rank == 0)
@@ -945,7 +959,7 @@ void PbdStepper::failsafe_self(double* x) {
                      MPI_DOUBLE, lv_.comm);
       x1 = xg_.data();
     }
-    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just);
+    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just, &sc_patches_);
     just.assign(sc_reverted_.size(), 0);
     int fresh = 0;
     for (const auto& c : sc_crossings_) {
@@ -1409,7 +1423,7 @@ StepReport PbdStepper::step(double t) {
     const double t0 = t + k * h, t1 = (k + 1 == ns) ? t + dt : t + (k + 1) * h;
     const bool second = bdf2 && history_;
     // 0. Tearing: splits from the positions the last substep left.
-    if (tear_ > 0) tear_pass_();
+    if (tear_ > 0) tear_pass_(k > 0);
     // 1. Velocity prediction (external forces), damping, position prediction.
     for (int l = 0; l < n_owned_; ++l)
       for (int d = 0; d < 3; ++d) {

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "constraints/patch_hierarchy.hpp"
 #include "constraints/self_collision.hpp"
 #include "constraints/tearing.hpp"
 #include "contact/broad_phase.hpp"
@@ -87,7 +88,7 @@ class PbdStepper final : public Stepper {
   void separate_split_(const std::vector<TearSplit>& splits, const std::vector<Vec3>& x);
   // Tearing (constraints/tearing.hpp): a pass at the start of every substep; after splits,
   // the spares take their vertex's state and everything built from the topology is rebuilt.
-  void tear_pass_();
+  void tear_pass_(bool hold_sent_back);
   void rebuild_();
   const std::vector<Tri>& tris() const { return tear_ > 0 ? tm_.triangles : scene_.triangles; }
   const std::vector<Vec3>& rest() const { return tear_ > 0 ? tm_.rest : scene_.rest; }
@@ -186,6 +187,7 @@ class PbdStepper final : public Stepper {
   std::vector<int> gather_counts_, gather_displs_;
   std::vector<SelfCollisionPair> self_pairs_;
   std::vector<Edge> sc_edges_;       // the self-colliding sheets' edges, in input order
+  PatchHierarchy sc_patches_;        // over sc_tris_ / sc_edges_: the final check's culling
   std::vector<int> sc_edge_own_;     // those with a vertex on this rank
   std::vector<SelfCollisionEdgePair> edge_pairs_;
   std::vector<double> sc_acc_;

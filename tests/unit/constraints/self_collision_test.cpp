@@ -2,6 +2,7 @@
 // registry (constraints/registry.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -313,6 +314,85 @@ TEST(SelfCollision, SegmentTriangleCrossings) {
   EXPECT_EQ(out[1][1], 0);
   find_new_crossings(tris, edges, x1.data(), x1.data(), out);
   EXPECT_TRUE(out.empty());
+}
+
+// The crossing test is exact (core/exact_orient.hpp): near-degenerate hand-made cases on a
+// tilted triangle (plane z - z0 = (x - x0) + (y - y0), normal (-1, -1, 1): up is +), placed
+// off the origin with dyadic offsets so that the cases stay exact in double.
+TEST(SelfCollision, SegmentTriangleNearDegenerate) {
+  const Vec3 o(3.125, -0.75, 12.5);
+  const Vec3 a = o, b = o + Vec3(1, 0, 1), c = o + Vec3(0, 1, 1);
+  auto up = [](double x) { return std::nextafter(x, 1e300); };
+  auto down = [](double x) { return std::nextafter(x, -1e300); };
+  // An edge in the triangle's plane, across it: coplanar, not a crossing.
+  EXPECT_FALSE(segment_crosses_triangle(o + Vec3(-0.5, 0.25, -0.25), o + Vec3(1.5, 0.25, 1.75), a, b, c));
+  // An edge in the plane ending on the triangle's edge bc (x + y = 1): not a crossing.
+  EXPECT_FALSE(segment_crosses_triangle(o + Vec3(1, 1, 2), o + Vec3(0.5, 0.5, 1), a, b, c));
+  // Vertical edges through the point (0.5, 0.5) of edge bc: touching counts; one ulp of y
+  // inside the triangle crosses, one ulp outside does not (double evaluation cannot tell).
+  const Vec3 m = o + Vec3(0.5, 0.5, 0);
+  EXPECT_TRUE(segment_crosses_triangle(m - Vec3(0, 0, 1), m + Vec3(0, 0, 3), a, b, c));
+  Vec3 in = m, out = m;
+  in.y() = down(m.y()), out.y() = up(m.y());
+  EXPECT_TRUE(segment_crosses_triangle(in - Vec3(0, 0, 1), in + Vec3(0, 0, 3), a, b, c));
+  EXPECT_FALSE(segment_crosses_triangle(out - Vec3(0, 0, 1), out + Vec3(0, 0, 3), a, b, c));
+  // Crossing by 1e-12 inside / missing by 1e-12 outside the edge bc.
+  EXPECT_TRUE(segment_crosses_triangle(m - Vec3(0, 1e-12, 1), m + Vec3(0, -1e-12, 3), a, b, c));
+  EXPECT_FALSE(segment_crosses_triangle(m - Vec3(0, -1e-12, 1), m + Vec3(0, 1e-12, 3), a, b, c));
+  // An edge ending on the face (touching counts), one ulp above it (apart), one ulp below
+  // (crossing), and an edge whose both ends lie one ulp above and below the plane far
+  // outside the triangle (the plane test passes, the line test rejects).
+  const Vec3 f = o + Vec3(0.25, 0.25, 0.5), lift(0, 0, 1);
+  EXPECT_TRUE(segment_crosses_triangle(f, f + lift, a, b, c));
+  EXPECT_FALSE(segment_crosses_triangle(Vec3(f.x(), f.y(), up(f.z())), f + lift, a, b, c));
+  EXPECT_TRUE(segment_crosses_triangle(Vec3(f.x(), f.y(), down(f.z())), f + lift, a, b, c));
+  const Vec3 g = o + Vec3(2, 2, 4), h = o + Vec3(3, 2, 5);
+  EXPECT_FALSE(segment_crosses_triangle(Vec3(g.x(), g.y(), up(g.z())), Vec3(h.x(), h.y(), down(h.z())), a, b, c));
+}
+
+// A flat sheet turned and moved (every position rounded: nearly, not exactly, coplanar)
+// has no crossings; plain double evaluation of the same tests finds some (the false
+// crossings that once sent a flat sheet's vertices back at the first substep).
+TEST(SelfCollision, RoundedFlatSheetHasNoCrossings) {
+  const int n = 20;
+  std::vector<double> x0, x1;
+  std::vector<Tri> tris;
+  const double s = std::sin(0.7), co = std::cos(0.7), s2 = std::sin(0.3), c2 = std::cos(0.3);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double x = 0.1 * i, z = 0.1 * j;
+      x0.insert(x0.end(), {x, 0.0, z});
+      // Rotate about z by 0.7 then about x by 0.3, move by an inexact offset.
+      const double rx = co * x, ry = s * x;
+      x1.insert(x1.end(), {rx + 0.3, c2 * ry - s2 * z + 1.1, s2 * ry + c2 * z - 0.7});
+    }
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      const int v = i * n + j;
+      tris.push_back({v, v + n, v + 1}), tris.push_back({v + 1, v + n, v + n + 1});
+    }
+  std::vector<int> key(n * n);
+  for (int v = 0; v < n * n; ++v) key[v] = v;
+  const std::vector<Edge> edges = self_collision_edges(tris, key);
+  std::vector<std::array<int, 2>> out;
+  find_new_crossings(tris, edges, x0.data(), x1.data(), out);
+  EXPECT_TRUE(out.empty()) << out.size();
+  // The same decisions in plain double arithmetic, over every pair sharing no vertex.
+  auto P = [&](int v) { return Vec3(x1[3 * v], x1[3 * v + 1], x1[3 * v + 2]); };
+  auto orient = [](const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+    return (b - a).cross(c - a).dot(d - a);
+  };
+  int naive = 0;
+  for (const Edge& e : edges)
+    for (const Tri& t : tris) {
+      if (std::find(t.begin(), t.end(), e[0]) != t.end() || std::find(t.begin(), t.end(), e[1]) != t.end()) continue;
+      const Vec3 p = P(e[0]), q = P(e[1]), a = P(t[0]), b = P(t[1]), c = P(t[2]);
+      const double op = orient(a, b, c, p), oq = orient(a, b, c, q);
+      if ((op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0)) continue;
+      const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
+      naive += (u >= 0 && v >= 0 && w >= 0) || (u <= 0 && v <= 0 && w <= 0);
+    }
+  EXPECT_GT(naive, 0);
 }
 
 // Cloth-cloth friction and restitution in the velocity update, by hand: a vertex q (mass 1)

@@ -2,11 +2,12 @@
 # hang_two_corners at 256^2 (65,536 vertices) built, checked and written (--frames 0) at 1
 # and 3 ranks with --rank-summary, which reports VmRSS / VmHWM after each setup phase.
 # Bytes are counted above the process's own start (rss_start_MB: MPI, PETSc, HDF5 libraries).
-#  1. At 3 ranks every rank's peak is below 0.7x the 1-rank peak. Per owned rows (Newton
-#     matrix, its pattern, the solver Vecs, LocalView's stencils) go ~60 % of the 1-rank
-#     bytes; the Scene, the collision surface and the partitioner's graph are still whole on
-#     every rank (~40 %), so a rank should hold ~0.4 + 0.6 / 3 = 0.6 (measured 0.53-0.55).
-#     A rank with a global-size matrix or global Vecs would be at >= 0.9.
+#  1. At 3 ranks every rank's peak is below 0.5x the 1-rank peak (measured 0.42-0.43). The
+#     per-row part (Newton matrix, its pattern, the solver Vecs, LocalView's stencils, the
+#     Scene's element sets) splits over the ranks; the Scene's vertex arrays and triangles,
+#     the collision surface and rank 0's partitioner graph are still whole on every rank.
+#     While every rank held the whole element sets a rank measured 0.50-0.55; a rank with a
+#     global-size matrix or global Vecs would be at >= 0.9.
 #  2. At 1 rank the scene build (meshes, element sets, renumbering) peaks below 900 bytes
 #     per vertex: measured 610 (it was 1376 while a vertex graph and a vector per element
 #     were built for a partition of one part).
@@ -28,6 +29,6 @@ check "1 rank: scene build peak $(awk "BEGIN { printf \"%.0f\", ($B1 - $S1) * 10
 for r in 0 1 2; do
   P=$(value peak_rss_MB log3.txt $r)
   S=$(value rss_start_MB log3.txt $r)
-  check "rank $r of 3: peak $P MB (start $S) against 1 rank's $P1 MB (start $S1)" "($P - $S) < 0.7 * ($P1 - $S1)"
+  check "rank $r of 3: peak $P MB (start $S) against 1 rank's $P1 MB (start $S1)" "($P - $S) < 0.5 * ($P1 - $S1)"
 done
 echo "memory per rank falls with ranks"

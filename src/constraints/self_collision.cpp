@@ -165,8 +165,8 @@ bool edges_face_each_other(const Vec3& a0, const Vec3& a1, const Vec3& b0, const
 }
 
 void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,
-                                    const double* x0, const double* x1, double reach, const Vec3& shift,
-                                    const VertexRings& rings, std::vector<SelfCollisionEdgePair>& out) {
+                                    const double* x0, const double* x1, double reach, const VertexRings& rings,
+                                    std::vector<SelfCollisionEdgePair>& out) {
   if (edge_subset.empty() || edges.empty()) return;
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
   auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
@@ -175,7 +175,6 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   // farther apart is the final check's (find_new_crossings sends its vertices back). On a
   // stretching sheet the swept boxes overlapped many times more boxes (128^2
   // hang_two_corners: the search took 32% of a step, 14% with boxes at x1).
-  (void)shift;
   std::vector<Vec3> lo(edges.size()), hi(edges.size());
   for (size_t n = 0; n < edges.size(); ++n) {
     lo[n] = P1(edges[n][0]).cwiseMin(P1(edges[n][1]));

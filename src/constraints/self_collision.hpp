@@ -92,7 +92,7 @@ std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::
 
 // Appends the pairs (a, b), a in `edge_subset`, b any edge of `edges`, that share no vertex
 // and no edge neighbour (the sheet's stretch and bending keep those apart), with x0 / x1 /
-// reach as for find_self_collision_pairs (shift: unused):
+// reach as for find_self_collision_pairs:
 //  - the boxes at x1, a's grown by reach, overlap (a crossing that ends farther apart is
 //    left to find_new_crossings);
 //  - the lines' closest points at x1 lie inside both edges (parameters in [0.001, 0.999]:
@@ -100,8 +100,8 @@ std::vector<Edge> self_collision_edges(const std::vector<Tri>& tris, const std::
 //  - the lines' signed distance is within reach at x0 or at x1, or changed sign between.
 // Each pair is stored once, smaller index first; sort_self_collision_edge_pairs orders them.
 void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::vector<int>& edge_subset,
-                                    const double* x0, const double* x1, double reach, const Vec3& shift,
-                                    const VertexRings& rings, std::vector<SelfCollisionEdgePair>& out);
+                                    const double* x0, const double* x1, double reach, const VertexRings& rings,
+                                    std::vector<SelfCollisionEdgePair>& out);
 void sort_self_collision_edge_pairs(std::vector<SelfCollisionEdgePair>& pairs);
 
 // Whether the closest points of the lines through (a0, a1) and (b0, b1) lie within both

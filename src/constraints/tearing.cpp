@@ -91,7 +91,8 @@ bool tear_split_vertex(TearMesh& m, std::vector<Vec3>& x, int v, const Vec3& dir
   return split(m, inc, x, v, dir, out, exhausted);
 }
 
-std::vector<TearSplit> tear_pass(TearMesh& m, std::vector<Vec3>& x, double threshold, bool* exhausted) {
+std::vector<TearSplit> tear_pass(TearMesh& m, std::vector<Vec3>& x, double threshold, bool* exhausted,
+                                 const std::vector<char>* held) {
   std::vector<TearSplit> done;
   // Every edge once, as (key of a, key of b) with key a < key b.
   std::vector<std::tuple<int, int, int, int>> edges;  // key a, key b, a, b
@@ -138,6 +139,7 @@ std::vector<TearSplit> tear_pass(TearMesh& m, std::vector<Vec3>& x, double thres
     TearSplit s;
     bool out_of_spares = false;
     for (int v : {first, second}) {
+      if (held && (*held)[v]) continue;
       const int other = v == e.a ? e.b : e.a;
       if (split(m, inc, x, v, x[v] - x[other], &s, &out_of_spares)) {
         done.push_back(s);

@@ -49,7 +49,9 @@ bool tear_split_vertex(TearMesh& m, std::vector<Vec3>& x, int v, const Vec3& dir
 // removed is skipped (the next pass sees the new one), and so is an edge touching the
 // triangles around an earlier split of the pass (one crack per neighbourhood and pass: a band
 // of edges stretched together does not open parallel cracks). x: positions per vertex, updated for
-// the spares taken. Stops at the first empty pool (*exhausted).
-std::vector<TearSplit> tear_pass(TearMesh& m, std::vector<Vec3>& x, double threshold, bool* exhausted);
+// the spares taken. Stops at the first empty pool (*exhausted). held (optional, per vertex):
+// vertices that do not split in this pass, as if fixed (the edge's other end may).
+std::vector<TearSplit> tear_pass(TearMesh& m, std::vector<Vec3>& x, double threshold, bool* exhausted,
+                                 const std::vector<char>* held = nullptr);
 
 }  // namespace weft

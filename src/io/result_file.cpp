@@ -43,16 +43,14 @@ hid_t collective_dxpl() {
 // Create a (dims[0], ...) dataset and write it collectively, this rank giving rows
 // [begin, end) (`data` holds just those rows): ranks split the rows evenly, so no rank
 // fills the whole array (issue 20: output from each rank's part).
+// Write rows [begin, end) of the open dataset `ds` collectively (`data` holds just those
+// rows; an empty range takes part with no selection).
 template <typename T>
-void write_split(hid_t loc, const char* name, hid_t type, const std::vector<T>& data, std::vector<hsize_t> dims,
-                 hsize_t begin, hsize_t end) {
-  hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-  hid_t ds = h5check_id(H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
-  if (H5Sget_simple_extent_npoints(space) == 0) {  // nothing to write (e.g. no segments)
-    H5Sclose(space);
-    H5Dclose(ds);
-    return;
-  }
+void write_row_range(hid_t ds, const char* name, hid_t type, const std::vector<T>& data, hsize_t begin,
+                     hsize_t end) {
+  hid_t space = H5Dget_space(ds);
+  std::vector<hsize_t> dims(static_cast<size_t>(H5Sget_simple_extent_ndims(space)));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
   std::vector<hsize_t> start(dims.size(), 0), count = dims;
   start[0] = begin;
   count[0] = end - begin;
@@ -68,30 +66,15 @@ void write_split(hid_t loc, const char* name, hid_t type, const std::vector<T>& 
   H5Pclose(dxpl);
   H5Sclose(mem);
   H5Sclose(space);
-  H5Dclose(ds);
 }
 
-// A dataset whose whole content every rank holds: created collectively, written by rank 0.
 template <typename T>
-void write_replicated(hid_t loc, const char* name, hid_t type, const std::vector<T>& data,
-                      std::vector<hsize_t> dims, int rank) {
-  const hsize_t rows = dims.empty() ? 0 : dims[0];
-  write_split(loc, name, type, data, std::move(dims), 0, rank == 0 ? rows : 0);
-}
-
-// Overwrite an existing 1-D dataset of doubles whose content every rank holds (rank 0 writes).
-void write_all_replicated(hid_t loc, const char* name, const std::vector<double>& data, int rank) {
-  hid_t ds = h5check_id(H5Dopen2(loc, name, H5P_DEFAULT), name);
-  hid_t space = H5Dget_space(ds);
-  hid_t mem = H5Scopy(space);
-  if (rank != 0) {
-    H5Sselect_none(space);
-    H5Sselect_none(mem);
-  }
-  hid_t dxpl = collective_dxpl();
-  h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, data.data()), name);
-  H5Pclose(dxpl);
-  H5Sclose(mem);
+void write_split(hid_t loc, const char* name, hid_t type, const std::vector<T>& data, std::vector<hsize_t> dims,
+                 hsize_t begin, hsize_t end) {
+  hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  hid_t ds = h5check_id(H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
+  // (nothing to write in an empty dataset, e.g. no segments)
+  if (H5Sget_simple_extent_npoints(space) > 0) write_row_range(ds, name, type, data, begin, end);
   H5Sclose(space);
   H5Dclose(ds);
 }
@@ -223,24 +206,6 @@ void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int b
   H5Sclose(mem);
   H5Sclose(space);
   H5Dclose(ds);
-}
-
-// Write entries [begin, begin + data.size()) of a 1-D dataset of doubles, collectively.
-void write_entries(hid_t ds, long long begin, const std::vector<double>& data) {
-  hid_t space = H5Dget_space(ds);
-  hsize_t start[1] = {hsize_t(begin)}, count[1] = {hsize_t(data.size())};
-  H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
-  const hsize_t values = std::max<hsize_t>(data.size(), 1);
-  hid_t mem = H5Screate_simple(1, &values, nullptr);
-  if (data.empty()) {
-    H5Sselect_none(space);
-    H5Sselect_none(mem);
-  }
-  hid_t dxpl = collective_dxpl();
-  h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, data.empty() ? nullptr : data.data()), "write entries");
-  H5Pclose(dxpl);
-  H5Sclose(mem);
-  H5Sclose(space);
 }
 
 // Write rows [begin, end) of an (M, 3) dataset (per-frame datasets: write_frame_rows).
@@ -653,41 +618,24 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
   h5check_id(ag, "/checkpoint/arrays");
   for (const NamedArray& a : arrays) {
     const char* name = a.name.c_str();
-    if (a.distributed()) {
-      long long begin = 0;
-      const std::vector<double> share = gather_even_share(a.index, a.values, a.whole, lv_.comm, &begin);
-      hid_t ds = -1;
-      if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
-        ds = H5Dopen2(ag, name, H5P_DEFAULT);
-        hid_t space = H5Dget_space(ds);
-        const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(a.whole);
-        H5Sclose(space);
-        if (!same) H5Dclose(ds), H5Ldelete(ag, name, H5P_DEFAULT), ds = -1;
-      }
-      if (ds < 0) {
-        hsize_t dims[1] = {hsize_t(a.whole)};
-        hid_t space = H5Screate_simple(1, dims, nullptr);
-        ds = H5Dcreate2(ag, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        H5Sclose(space);
-      }
-      h5check_id(ds, name);
-      write_entries(ds, begin, share);
-      H5Dclose(ds);
-      continue;
-    }
+    // This rank's rows: a distributed array's even share, a whole one's all on rank 0.
+    long long begin = 0;
+    const std::vector<double> share =
+        a.distributed() ? gather_even_share(a.index, a.values, a.whole, lv_.comm, &begin) : std::vector<double>();
+    const std::vector<double>& rows = a.distributed() ? share : a.values;
+    const hsize_t length = hsize_t(a.length());
+    const hsize_t first = hsize_t(begin), last = a.distributed() ? first + rows.size() : (lv_.rank == 0 ? length : 0);
     if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
       hid_t ds = H5Dopen2(ag, name, H5P_DEFAULT);
       hid_t space = H5Dget_space(ds);
-      const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(a.values.size());
+      const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(length);
       H5Sclose(space);
+      if (same && length > 0) write_row_range(ds, name, H5T_NATIVE_DOUBLE, rows, first, last);
       H5Dclose(ds);
-      if (same) {
-        if (!a.values.empty()) write_all_replicated(ag, name, a.values, lv_.rank);
-        continue;
-      }
+      if (same) continue;
       H5Ldelete(ag, name, H5P_DEFAULT);
     }
-    write_replicated(ag, name, H5T_NATIVE_DOUBLE, a.values, {hsize_t(a.values.size())}, lv_.rank);
+    write_split(ag, name, H5T_NATIVE_DOUBLE, rows, {length}, first, last);
   }
   H5Gclose(ag);
   bytes_ += 48 * std::int64_t(n);

@@ -375,13 +375,8 @@ void PbdStepper::tear_pass_(bool hold_sent_back) {
     x[v] = Eigen::Map<const Vec3>(&xs_[3 * l]);
   }
   bool exhausted = false;
-  std::vector<char> fixed;
-  if (self_ && hold_sent_back) {
-    fixed = tm_.fixed;
-    for (int v = 0; v < n; ++v) tm_.fixed[v] = fixed[v] || sc_reverted_[v];
-  }
-  const std::vector<TearSplit> splits = tear_pass(tm_, x, tear_, &exhausted);
-  if (!fixed.empty()) tm_.fixed = std::move(fixed);
+  const std::vector<TearSplit> splits =
+      tear_pass(tm_, x, tear_, &exhausted, self_ && hold_sent_back ? &sc_reverted_ : nullptr);
   if (exhausted && !tear_warned_) {
     tear_warned_ = true;
     if (lv_.rank == 0)
@@ -841,8 +836,7 @@ void PbdStepper::find_self_collisions(bool vertex_pairs) {
   // costliest part of a substep (every edge met every edge within an edge length).
   edge_pairs_.clear();
   if (!vertex_pairs)
-    find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, shift, sc_rings_,
-                                   edge_pairs_);
+    find_self_collision_edge_pairs(sc_edges_, sc_edge_own_, x0, x1, 2.0 * collision_thickness_, sc_rings_, edge_pairs_);
   sort_self_collision_edge_pairs(edge_pairs_);
   if (vertex_pairs) sc_hit_vt_.assign(self_pairs_.size(), 0);
   sc_hit_ee_.assign(edge_pairs_.size(), 0);

@@ -115,7 +115,7 @@ TEST(SelfCollision, EdgesCrossingEdgeOnEdgeArePairs) {
   const std::vector<Edge> want_edges = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}};
   EXPECT_EQ(edges, want_edges);
   std::vector<SelfCollisionEdgePair> ee;
-  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, f.x0.data(), f.x1.data(), 0.01, Vec3::Zero(), rings, ee);
+  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, f.x0.data(), f.x1.data(), 0.01, rings, ee);
   sort_self_collision_edge_pairs(ee);
   // Only A's top edge {0, 1} against B's bottom edge {3, 4}: the others miss each other's
   // span (their closest points lie outside one of the edges) or stay far.
@@ -128,7 +128,7 @@ TEST(SelfCollision, EdgesCrossingEdgeOnEdgeArePairs) {
   // Found from either edge alone, the same pair and side.
   for (int from : {0, 3}) {
     std::vector<SelfCollisionEdgePair> one;
-    find_self_collision_edge_pairs(edges, {from}, f.x0.data(), f.x1.data(), 0.01, Vec3::Zero(), rings, one);
+    find_self_collision_edge_pairs(edges, {from}, f.x0.data(), f.x1.data(), 0.01, rings, one);
     ASSERT_EQ(one.size(), 1u);
     EXPECT_EQ(one[0].a, 0);
     EXPECT_EQ(one[0].b, 3);
@@ -151,14 +151,14 @@ TEST(SelfCollision, EdgesCrossingEdgeOnEdgeArePairs) {
   Fins far;
   for (int v = 3; v < 6; ++v) far.x1[3 * v + 2] = far.x0[3 * v + 2] - 0.05;
   std::vector<SelfCollisionEdgePair> none;
-  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, far.x0.data(), far.x1.data(), 0.01, Vec3::Zero(), rings, none);
+  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, far.x0.data(), far.x1.data(), 0.01, rings, none);
   EXPECT_TRUE(none.empty());
   // Through and beyond the reach (B's edge ends 0.1 below A's): the search looks only at
   // edges within reach at the end, so no pair; the final check has the crossings instead
   // (A's top edge {0, 1} through triangle B, B's bottom edge {3, 4} through triangle A).
   Fins deep;
   for (int v = 3; v < 6; ++v) deep.x1[3 * v + 2] = deep.x0[3 * v + 2] - 0.2;
-  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, deep.x0.data(), deep.x1.data(), 0.01, Vec3::Zero(), rings, none);
+  find_self_collision_edge_pairs(edges, {0, 1, 2, 3, 4, 5}, deep.x0.data(), deep.x1.data(), 0.01, rings, none);
   EXPECT_TRUE(none.empty());
   std::vector<std::array<int, 2>> crossings;
   find_new_crossings(deep.tris, edges, deep.x0.data(), deep.x1.data(), crossings);
@@ -190,7 +190,7 @@ TEST(SelfCollision, NeighbourEdgesAreNoPairs) {
   std::vector<int> all(edges.size());
   for (size_t e = 0; e < all.size(); ++e) all[e] = static_cast<int>(e);
   std::vector<SelfCollisionEdgePair> out;
-  find_self_collision_edge_pairs(edges, all, x.data(), x.data(), 0.1, Vec3::Zero(), vertex_rings(tris, n * n), out);
+  find_self_collision_edge_pairs(edges, all, x.data(), x.data(), 0.1, vertex_rings(tris, n * n), out);
   EXPECT_TRUE(out.empty());
   // Two triangles {0, 1, 2}, {1, 3, 2} folded so that their edges {0, 1} and {2, 3} (joined
   // by the edges 1-2 and 1-3) cross 1 mm apart: excluded as neighbours; the control without
@@ -201,11 +201,11 @@ TEST(SelfCollision, NeighbourEdgesAreNoPairs) {
   ASSERT_EQ(fe.size(), 5u);
   const std::vector<int> fall = {0, 1, 2, 3, 4};
   std::vector<SelfCollisionEdgePair> got;
-  find_self_collision_edge_pairs(fe, fall, y.data(), y.data(), 0.01, Vec3::Zero(), vertex_rings(fold, 4), got);
+  find_self_collision_edge_pairs(fe, fall, y.data(), y.data(), 0.01, vertex_rings(fold, 4), got);
   EXPECT_TRUE(got.empty());
   VertexRings none;
   none.start.assign(5, 0);
-  find_self_collision_edge_pairs(fe, fall, y.data(), y.data(), 0.01, Vec3::Zero(), none, got);
+  find_self_collision_edge_pairs(fe, fall, y.data(), y.data(), 0.01, none, got);
   sort_self_collision_edge_pairs(got);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(fe[got[0].a], (Edge{0, 1}));
@@ -237,7 +237,7 @@ TEST(SelfCollision, DegenerateEdgePairs) {
   const std::vector<int> all = {0, 1, 2, 3, 4, 5};
   auto pairs = [&](const std::vector<double>& x0, const std::vector<double>& x1) {
     std::vector<SelfCollisionEdgePair> out;
-    find_self_collision_edge_pairs(edges, all, x0.data(), x1.data(), 0.01, Vec3::Zero(), rings, out);
+    find_self_collision_edge_pairs(edges, all, x0.data(), x1.data(), 0.01, rings, out);
     sort_self_collision_edge_pairs(out);
     return out;
   };

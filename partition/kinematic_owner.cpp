@@ -82,19 +82,29 @@ struct NearestGrid {
 
 }  // namespace
 
+std::vector<int> loose_kinematic_vertices(const VertexGraph& g, int first, const std::vector<char>& kinematic) {
+  std::vector<int> loose;
+  const int rows = g.num_vertices();
+  for (int r = 0; r < rows; ++r) {
+    if (!kinematic[first + r]) continue;
+    bool touches_dynamic = false;
+    for (int k = g.xadj[r]; k < g.xadj[r + 1] && !touches_dynamic; ++k) touches_dynamic = !kinematic[g.adjncy[k]];
+    if (!touches_dynamic) loose.push_back(first + r);
+  }
+  return loose;
+}
+
 void attach_kinematic_to_nearest(const VertexGraph& g, const std::vector<Vec3>& x, const std::vector<char>& kinematic,
                                  std::vector<int>& part) {
-  const int n = g.num_vertices();
-  std::vector<int> dyn, loose;
-  for (int v = 0; v < n; ++v) {
-    if (!kinematic[v]) {
-      dyn.push_back(v);
-      continue;
-    }
-    bool touches_dynamic = false;
-    for (int k = g.xadj[v]; k < g.xadj[v + 1] && !touches_dynamic; ++k) touches_dynamic = !kinematic[g.adjncy[k]];
-    if (!touches_dynamic) loose.push_back(v);
-  }
+  attach_kinematic_to_nearest(loose_kinematic_vertices(g, 0, kinematic), x, kinematic, part);
+}
+
+void attach_kinematic_to_nearest(const std::vector<int>& loose, const std::vector<Vec3>& x,
+                                 const std::vector<char>& kinematic, std::vector<int>& part) {
+  const int n = static_cast<int>(part.size());
+  std::vector<int> dyn;
+  for (int v = 0; v < n; ++v)
+    if (!kinematic[v]) dyn.push_back(v);
   if (dyn.empty() || loose.empty()) return;
   const NearestGrid grid(x, dyn);
   std::vector<int> moved(part);

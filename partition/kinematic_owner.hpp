@@ -17,11 +17,19 @@
 
 namespace weft {
 
+// The kinematic vertices among g's rows none of whose graph neighbours is dynamic
+// (ascending global ids; g's rows start at vertex `first`, kinematic is indexed by global id).
+std::vector<int> loose_kinematic_vertices(const VertexGraph& g, int first, const std::vector<char>& kinematic);
+
 // part: a part id per vertex (from partition_graph), changed in place for every vertex v
-// with kinematic[v] and no dynamic neighbour in g: it takes the part of the dynamic vertex
+// of `loose` (kinematic, no dynamic neighbour): it takes the part of the dynamic vertex
 // nearest to x[v] (Euclidean; ties to the lower vertex id). Deterministic, so every rank
 // computes the same answer. Left as it is when there is no dynamic vertex, or when the
 // move would leave a part empty (fewer dynamic vertices than parts).
+void attach_kinematic_to_nearest(const std::vector<int>& loose, const std::vector<Vec3>& x,
+                                 const std::vector<char>& kinematic, std::vector<int>& part);
+
+// The same, with the loose vertices found in the whole graph g.
 void attach_kinematic_to_nearest(const VertexGraph& g, const std::vector<Vec3>& x, const std::vector<char>& kinematic,
                                  std::vector<int>& part);
 

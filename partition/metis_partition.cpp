@@ -16,42 +16,55 @@ VertexGraph build_vertex_graph(int n, const std::vector<std::vector<int>>& eleme
 }
 
 VertexGraph build_vertex_graph(int n, const FlatElements& elements) {
+  return build_vertex_graph(n, [&](const ElementVisitor& visit) {
+    const long ne = elements.size();
+    for (long k = 0; k < ne; ++k)
+      visit(elements.vertices.data() + elements.start[k], static_cast<int>(elements.start[k + 1] - elements.start[k]));
+  });
+}
+
+VertexGraph build_vertex_graph(int n, const ElementSource& each) { return build_vertex_graph_rows(n, 0, n, each).rows; }
+
+VertexGraphRows build_vertex_graph_rows(int num_global, int first, int last, const ElementSource& each) {
   // Upper bound of each row (every other vertex of every element it is in), filled, then
   // each row sorted and made unique in place and the rows packed: O(E log deg) and two
-  // arrays of the bound's size at most.
-  VertexGraph g;
+  // arrays of the bound's size at most, for the rows asked only.
+  VertexGraphRows out;
+  out.first = first;
+  out.num_global = num_global;
+  const int n = last - first;
   std::vector<long> bound(static_cast<size_t>(n) + 1, 0);
-  const long ne = elements.size();
-  for (long k = 0; k < ne; ++k) {
-    const long b = elements.start[k], e = elements.start[k + 1];
-    for (long a = b; a < e; ++a) bound[elements.vertices[a] + 1] += e - b - 1;
-  }
+  each([&](const int* v, int arity) {
+    for (int a = 0; a < arity; ++a)
+      if (v[a] >= first && v[a] < last) bound[v[a] - first + 1] += arity - 1;
+  });
   for (int v = 0; v < n; ++v) bound[v + 1] += bound[v];
   std::vector<int> row(bound[n]);
-  {
-    std::vector<long> fill(bound.begin(), bound.end() - 1);
-    for (long k = 0; k < ne; ++k) {
-      const long b = elements.start[k], e = elements.start[k + 1];
-      for (long a = b; a < e; ++a)
-        for (long c = b; c < e; ++c) {
-          const int va = elements.vertices[a], vc = elements.vertices[c];
-          if (a != c && va != vc) row[fill[va]++] = vc;
-        }
+  std::vector<long> fill(bound.begin(), bound.end() - 1);
+  each([&](const int* v, int arity) {
+    for (int a = 0; a < arity; ++a) {
+      const int va = v[a];
+      if (va < first || va >= last) continue;
+      for (int c = 0; c < arity; ++c)
+        if (a != c && va != v[c]) row[fill[va - first]++] = v[c];
     }
-    g.xadj.assign(static_cast<size_t>(n) + 1, 0);
-    long out = 0;
-    for (int v = 0; v < n; ++v) {
-      auto first = row.begin() + bound[v], last = row.begin() + fill[v];
-      std::sort(first, last);
-      last = std::unique(first, last);
-      for (auto it = first; it != last; ++it) row[out++] = *it;
-      g.xadj[v + 1] = static_cast<int>(out);
-    }
-    row.resize(out);
+  });
+  VertexGraph& g = out.rows;
+  g.xadj.assign(static_cast<size_t>(n) + 1, 0);
+  long packed = 0;
+  for (int v = 0; v < n; ++v) {
+    auto begin = row.begin() + bound[v], end = row.begin() + fill[v];
+    std::sort(begin, end);
+    end = std::unique(begin, end);
+    for (auto it = begin; it != end; ++it) row[packed++] = *it;
+    g.xadj[v + 1] = static_cast<int>(packed);
   }
+  std::vector<long>().swap(fill);
+  std::vector<long>().swap(bound);
+  row.resize(packed);
   row.shrink_to_fit();
   g.adjncy = std::move(row);
-  return g;
+  return out;
 }
 
 std::vector<int> partition_graph(const VertexGraph& g, int parts, const std::vector<int>* weights) {

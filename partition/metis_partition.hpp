@@ -1,5 +1,6 @@
 // METIS partition of a vertex graph, and the quality figures weft-partition reports.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,22 @@ struct FlatElements {
 // The same graph as above (rows ascending, no duplicates), built row by row: one int per
 // (vertex, element neighbour) incidence at most, instead of a sorted list of int pairs.
 VertexGraph build_vertex_graph(int num_vertices, const FlatElements& elements);
+
+// Elements handed over one by one (no flat copy of them all): `each(visit)` calls
+// visit(vertices, arity) once per element.
+using ElementVisitor = std::function<void(const int* vertices, int arity)>;
+using ElementSource = std::function<void(const ElementVisitor& visit)>;
+
+// Rows [first, first + rows.num_vertices()) of the vertex graph of num_global vertices, the
+// columns global ids: what one rank hands a parallel partitioner (issue 20 point 2: no rank
+// builds the whole graph). Each row equals the whole graph's row.
+struct VertexGraphRows {
+  int first = 0;
+  int num_global = 0;
+  VertexGraph rows;
+};
+VertexGraphRows build_vertex_graph_rows(int num_global, int first, int last, const ElementSource& each);
+VertexGraph build_vertex_graph(int num_vertices, const ElementSource& each);
 
 // Part id per vertex, in [0, parts). Deterministic: every rank computing it gets the same
 // answer, so no broadcast is needed. parts == 1 skips METIS. weights (optional, >= 0, not

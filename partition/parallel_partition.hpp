@@ -30,11 +30,22 @@ enum class Partitioner { automatic, metis, ptscotch };
 Partitioner partitioner_from_options();
 const char* partitioner_name(Partitioner p);
 
-// Part id per vertex in [0, parts), on every rank of comm (collective). weights as for
-// partition_graph (vertex weights balanced over the parts; all zero or absent: counts).
-// Rank r of comm hands rows [r n / size, (r + 1) n / size) to PT-Scotch. Deterministic for
-// a given graph, part count and communicator size.
+// Part id per vertex in [0, parts), on every rank of comm (collective). Rank r of comm
+// hands its rows g = [r n / size, (r + 1) n / size) of the graph (build_vertex_graph_rows)
+// and their weights (absent, or one per row: balanced over the parts; all zero on every
+// rank: counts) to PT-Scotch. Deterministic for a given graph, part count and
+// communicator size.
+std::vector<int> partition_graph_parallel(const VertexGraphRows& g, int parts, const std::vector<int>* row_weights,
+                                          MPI_Comm comm);
+
+// The same from the whole graph and whole weights held on every rank (tools and tests):
+// each rank hands in its slice of them.
 std::vector<int> partition_graph_parallel(const VertexGraph& g, int parts, const std::vector<int>* weights,
                                           MPI_Comm comm);
+
+// The rows rank `rank` of `size` hands to PT-Scotch: [first, last) of n.
+inline int partition_slice_first(int n, int rank, int size) {
+  return static_cast<int>(static_cast<long>(n) * rank / size);
+}
 
 }  // namespace weft

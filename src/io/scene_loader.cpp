@@ -23,6 +23,19 @@ bool in_box(const Vec3& p, const PinSpec& pin) {
   return (p.array() >= pin.box_min.array()).all() && (p.array() <= pin.box_max.array()).all();
 }
 
+// Every rank's ints, concatenated in rank order, on every rank.
+std::vector<int> allgather_ints(const std::vector<int>& mine, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int count = static_cast<int>(mine.size());
+  std::vector<int> counts(size), offsets(size + 1, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
+  std::vector<int> all(offsets[size]);
+  MPI_Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), offsets.data(), MPI_INT, comm);
+  return all;
+}
+
 }  // namespace
 
 Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) {
@@ -202,16 +215,28 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   int comm_rank = 0;
   if (from_rank0) MPI_Comm_rank(options.comm, &comm_rank);
   auto compute_parts = [&]() -> std::vector<int> {
-    VertexGraph g;
-    if (ranks > 1) {
-      FlatElements elems;
-      for (const Tri& t : tris) elems.add(t.data(), 3);
+    // The graph's elements, visited in place (no flat copy of them all).
+    const ElementSource elements = [&](const ElementVisitor& visit) {
+      for (const Tri& t : tris) visit(t.data(), 3);
       for (const ElementSet& set : sets)
-        for (int k = 0; k < set.size(); ++k) elems.add(set.stencil(k), set.arity);
+        for (int k = 0; k < set.size(); ++k) visit(set.stencil(k), set.arity);
       // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
-      for (const auto& p : stitch_pairs) elems.add(p.data(), 2);
-      g = build_vertex_graph(n, elems);
+      for (const auto& p : stitch_pairs) visit(p.data(), 2);
+    };
+    // METIS (on one rank) takes the whole graph; PT-Scotch takes each rank's slice of its
+    // rows, so no rank builds the whole graph (at 4.2M vertices it and its build
+    // workspace were the largest arrays of a rank's scene build).
+    int slice_rank = 0, slice_size = 1;
+    if (ptscotch && options.comm != MPI_COMM_NULL) {
+      MPI_Comm_rank(options.comm, &slice_rank);
+      MPI_Comm_size(options.comm, &slice_size);
     }
+    VertexGraphRows g;
+    if (ranks > 1)
+      g = build_vertex_graph_rows(n, partition_slice_first(n, slice_rank, slice_size),
+                                  partition_slice_first(n, slice_rank + 1, slice_size), elements);
+    const int g_first = g.first, g_last = g.first + g.rows.num_vertices();
+    auto degree = [&](int i) { return i >= g_first && i < g_last ? g.rows.xadj[i - g_first + 1] - g.rows.xadj[i - g_first] : 0; };
     // Balance the DYNAMIC vertices: they carry the Newton rows, the elastic elements and most
     // contact pairs; a kinematic vertex (obstacle, pin) costs next to nothing. Unweighted, a
     // rank could get a whole obstacle and the other rank most of the cloth.
@@ -227,7 +252,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       for (const ElementSet& set : sets)
         for (int k = 0; k < set.size(); ++k)
           work[set.stencil(k)[0]] += set.term->cost > 0 ? set.term->cost : static_cast<long>(set.arity) * set.arity;
-      for (int i = 0; i < n; ++i) work[i] += 1 + (ranks > 1 ? g.xadj[i + 1] - g.xadj[i] : 0);
+      // (A vertex outside this rank's rows counts no degree: PT-Scotch reads only the rows.)
+      for (int i = 0; i < n; ++i) work[i] += 1 + degree(i);
       for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : static_cast<int>(std::min<long>(work[i], 1 << 20));
     } else {
       for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
@@ -246,12 +272,14 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       if (is_point[i]) weight[i] = 0;
       mesh_dynamic += weight[i];
     }
+    std::vector<int> slice_weight;
+    if (ptscotch) slice_weight.assign(weight.begin() + g_first, weight.begin() + g_last);
     std::vector<int> part =
         ranks == 1 || (mesh_dynamic == 0 && !pts.empty())
             ? std::vector<int>(n, 0)
-            : ptscotch ? partition_graph_parallel(g, ranks, &weight,
+            : ptscotch ? partition_graph_parallel(g, ranks, &slice_weight,
                                                   options.comm == MPI_COMM_NULL ? MPI_COMM_SELF : options.comm)
-                       : partition_graph(g, ranks, &weight);
+                       : partition_graph(g.rows, ranks, &weight);
     if (!pts.empty() && ranks > 1) {
       std::vector<Vec3> px;
       std::vector<double> pw;
@@ -269,7 +297,11 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     if (ranks > 1) {
       std::vector<char> kinematic(n);
       for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
-      attach_kinematic_to_nearest(g, X, kinematic, part);
+      // Under PT-Scotch each rank finds the loose vertices among its rows; all of them are
+      // gathered (obstacle vertices only: few).
+      std::vector<int> loose = loose_kinematic_vertices(g.rows, g_first, kinematic);
+      if (ptscotch && options.comm != MPI_COMM_NULL) loose = allgather_ints(loose, options.comm);
+      attach_kinematic_to_nearest(loose, X, kinematic, part);
     }
     return part;
   };

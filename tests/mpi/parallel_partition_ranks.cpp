@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "partition/metis_partition.hpp"
@@ -73,6 +74,50 @@ TEST(ParallelPartition, ZeroWeightVerticesDoNotCountInTheBalance) {
   std::vector<long> dyn_plain(parts, 0);
   for (int v = 0; v < nx * ny; ++v) dyn_plain[plain[v]] += w[v];
   EXPECT_GT(*std::max_element(dyn_plain.begin(), dyn_plain.end()), 1.3 * total / 3.0);
+}
+
+TEST(ParallelPartition, EachRankBuildsOnlyItsRowsAndGetsTheSameParts) {
+  // The scene build's path (issue 20 point 2): every rank builds the rows of its slice
+  // straight from the elements. Those rows equal the whole graph's, and the parts equal
+  // those from the whole graph sliced, weights included.
+  const int nx = 70, ny = 50, n = nx * ny;
+  std::vector<std::array<int, 3>> tris;
+  for (int i = 0; i + 1 < nx; ++i)
+    for (int j = 0; j + 1 < ny; ++j) {
+      const int a = i * ny + j;
+      tris.push_back({a, a + ny, a + 1});
+      tris.push_back({a + 1, a + ny, a + ny + 1});
+    }
+  const weft::ElementSource each = [&](const weft::ElementVisitor& visit) {
+    for (const auto& t : tris) visit(t.data(), 3);
+  };
+  const weft::VertexGraph whole = weft::build_vertex_graph(n, each);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int first = weft::partition_slice_first(n, rank, size), last = weft::partition_slice_first(n, rank + 1, size);
+  const weft::VertexGraphRows rows = weft::build_vertex_graph_rows(n, first, last, each);
+  ASSERT_EQ(rows.first, first);
+  ASSERT_EQ(rows.rows.num_vertices(), last - first);
+  for (int v = first; v < last; ++v) {
+    const std::vector<int> mine(rows.rows.adjncy.begin() + rows.rows.xadj[v - first],
+                                rows.rows.adjncy.begin() + rows.rows.xadj[v - first + 1]);
+    const std::vector<int> theirs(whole.adjncy.begin() + whole.xadj[v], whole.adjncy.begin() + whole.xadj[v + 1]);
+    ASSERT_EQ(mine, theirs) << "row " << v;
+  }
+  std::vector<int> w(n);
+  for (int v = 0; v < n; ++v) w[v] = v % 7 == 0 ? 0 : 1 + v % 3;
+  const std::vector<int> slice_w(w.begin() + first, w.begin() + last);
+  for (int parts : {2, 3}) {
+    const std::vector<int> from_rows = weft::partition_graph_parallel(rows, parts, &slice_w, MPI_COMM_WORLD);
+    EXPECT_EQ(from_rows, weft::partition_graph_parallel(whole, parts, &w, MPI_COMM_WORLD)) << parts << " parts";
+    EXPECT_TRUE(same_on_every_rank(from_rows));
+  }
+  // A rank handing in rows that are not its slice is refused.
+  if (size > 1) {
+    const weft::VertexGraphRows all_rows = weft::build_vertex_graph_rows(n, 0, n, each);
+    EXPECT_THROW(weft::partition_graph_parallel(all_rows, 2, nullptr, MPI_COMM_WORLD), std::exception);
+  }
 }
 
 }  // namespace

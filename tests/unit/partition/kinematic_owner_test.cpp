@@ -90,3 +90,25 @@ TEST(KinematicOwner, GridSearchMatchesBruteForce) {
     ASSERT_EQ(part[q], best) << "query " << q;
   }
 }
+
+// The loose kinematic vertices found from slices of the graph's rows (the PT-Scotch path:
+// each rank holds its rows only) are those found in the whole graph, in the same order.
+TEST(KinematicOwner, LooseVerticesFromRowSlicesEqualTheWholeGraphs) {
+  const std::vector<std::vector<int>> edges = {{0, 1}, {1, 2}, {3, 4}, {4, 5}, {6, 7}, {2, 8}};
+  const std::vector<char> kin = {0, 1, 1, 1, 1, 0, 1, 1, 1, 1};  // 9: isolated, kinematic
+  const int n = static_cast<int>(kin.size());
+  const std::vector<int> whole = loose_kinematic_vertices(graph(n, edges), 0, kin);
+  EXPECT_EQ(whole, (std::vector<int>{2, 3, 6, 7, 8, 9}));  // 1 touches 0, 4 touches 5
+  const ElementSource each = [&](const ElementVisitor& visit) {
+    for (const auto& e : edges) visit(e.data(), 2);
+  };
+  for (int slices : {2, 3, 4}) {
+    std::vector<int> gathered;
+    for (int r = 0; r < slices; ++r) {
+      const int first = n * r / slices, last = n * (r + 1) / slices;
+      const VertexGraphRows rows = build_vertex_graph_rows(n, first, last, each);
+      for (int v : loose_kinematic_vertices(rows.rows, first, kin)) gathered.push_back(v);
+    }
+    EXPECT_EQ(gathered, whole) << slices << " slices";
+  }
+}

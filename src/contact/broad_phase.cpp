@@ -683,7 +683,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   const ActivePrimitives* act = active_;
   require(s.vertex_object.size() == nv,
           "surface built for " + std::to_string(s.vertex_object.size()) + " vertices, x has " + std::to_string(nv));
-  require(s.triangle_object.size() == size_t(nt) && s.edge_object.size() == size_t(ne),
+  require(s.triangle_object.size() == size_t(nt) && (s.edge_object_table.empty() || s.edge_object_table.size() == size_t(ne)),
           "surface object arrays do not match its primitives");
   require(!pf || pf->size() == nv, "point_filter size != number of vertices");
   require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");

@@ -298,7 +298,7 @@ inline double side_offset(const CollisionSurface& s, Side k, int id) {
   return k == kSidePoint ? s.vertex_offset(id) : k == kSideEdge ? s.edge_offset(id) : s.triangle_offset(id);
 }
 inline int side_object(const CollisionSurface& s, Side k, int id) {
-  return k == kSidePoint ? s.vertex_object[id] : k == kSideEdge ? s.edge_object[id] : s.triangle_object[id];
+  return k == kSidePoint ? s.vertex_object[id] : k == kSideEdge ? s.edge_object(id) : s.triangle_object[id];
 }
 inline const int* side_verts(const CollisionSurface& s, Side k, const int& id) {
   return k == kSidePoint ? &id : k == kSideEdge ? s.edges[id].data() : s.triangles[id].data();

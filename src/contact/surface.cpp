@@ -8,10 +8,15 @@
 
 namespace weft {
 
-CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std::vector<int>& triangle_object,
+CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArray<int> triangle_object_in,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments, const std::vector<int>& segment_object,
                                          const std::vector<int>& points, const std::vector<int>& point_object) {
+  CollisionSurface s;
+  s.triangles = std::move(tris_in);
+  s.triangle_object = std::move(triangle_object_in);
+  const std::vector<Tri>& tris = s.triangles.vector();
+  const std::vector<int>& triangle_object = s.triangle_object.vector();
   const int nt = static_cast<int>(tris.size());
   if (num_vertices < 0) throw InputError("collision surface: negative vertex count");
   if (triangle_object.size() != tris.size())
@@ -56,9 +61,6 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
                        ", expected 0.." + std::to_string(num_vertices - 1));
   }
 
-  CollisionSurface s;
-  s.triangles = tris;
-  s.triangle_object = triangle_object;
   s.object_offset = object_offset;
 
   // Points: object of the lowest-numbered triangle containing the vertex.
@@ -72,6 +74,7 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
   // Edges: bucket the 3 T half-edges by their smaller vertex (counting sort), then sort each
   // (small) bucket by (larger vertex, triangle) and keep the first of each run: linear,
   // deterministic, and the edge's object is that of its lowest-numbered triangle.
+  std::vector<int> edge_object;  // per edge, then dropped when derived (below)
   std::vector<int> start(static_cast<size_t>(num_vertices) + 1, 0);
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
@@ -97,7 +100,7 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
     for (auto it = first; it != last; ++it) {
       if (it != first && std::prev(it)->b == it->b) continue;
       s.edges.push_back({a, it->b});
-      s.edge_object.push_back(triangle_object[it->t]);
+      edge_object.push_back(triangle_object[it->t]);
     }
   }
   s.num_triangle_edges = static_cast<int>(s.edges.size());
@@ -124,7 +127,7 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
       const Edge e{g.a, g.b};
       if (std::binary_search(s.edges.begin(), s.edges.begin() + s.num_triangle_edges, e)) continue;
       s.edges.push_back(e);
-      s.edge_object.push_back(segment_object[g.i]);
+      edge_object.push_back(segment_object[g.i]);
       codim[g.a] = codim[g.b] = 1;
     }
     // A vertex on no triangle takes the object of the first segment (input order) on it.
@@ -149,8 +152,17 @@ CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std
     if (codim[v] == 2) s.points.push_back(v);
   }
   // Kept for the run: no growth slack (edges ~3 per cloth vertex, appended one by one).
-  for (auto* a : {&s.vertices, &s.codim_vertices, &s.points, &s.edge_object}) a->shrink_to_fit();
+  for (auto* a : {&s.vertices, &s.codim_vertices, &s.points}) a->shrink_to_fit();
   s.edges.shrink_to_fit();
+  // Objects do not share vertices in a scene, so an edge's object is its first vertex's
+  // and no table is kept (12 bytes per cloth vertex on every rank); only input where
+  // objects meet at a vertex keeps one.
+  bool derived = true;
+  for (size_t e = 0; e < s.edges.size() && derived; ++e) derived = edge_object[e] == s.vertex_object[s.edges[e][0]];
+  if (!derived) {
+    edge_object.shrink_to_fit();
+    s.edge_object_table = std::move(edge_object);
+  }
   return s;
 }
 

@@ -18,12 +18,14 @@
 #pragma once
 #include <vector>
 
+#include "core/borrowed_array.hpp"
 #include "core/types.hpp"
 
 namespace weft {
 
 struct CollisionSurface {
-  std::vector<Tri> triangles;
+  // The scene's own arrays when C-IPC builds the surface (borrowed, not copied), else held.
+  BorrowedArray<Tri> triangles;
   // Unique undirected edges {a, b}, a < b: first every edge of a (non-degenerate) triangle,
   // sorted lexicographically; then the codimensional segments (edges on no triangle),
   // sorted lexicographically.
@@ -39,14 +41,19 @@ struct CollisionSurface {
   // object, not per primitive: ~48 bytes a cloth vertex less on every rank.
   std::vector<double> object_offset;
   double vertex_offset(int v) const { return vertex_object[v] < 0 ? 0.0 : object_offset[vertex_object[v]]; }
-  double edge_offset(int e) const { return object_offset[edge_object[e]]; }
+  double edge_offset(int e) const { return object_offset[edge_object(e)]; }
   double triangle_offset(int t) const { return object_offset[triangle_object[t]]; }
   // Object of each primitive: a triangle's, a segment's and an isolated point's are given;
   // a triangle edge takes the object of the lowest-numbered triangle that contains it; a
   // vertex that of the lowest-numbered triangle containing it, else of the first segment
   // (in input order) containing it, else its isolated point's (objects do not share
   // vertices, so this only fixes the order-independence of malformed input).
-  std::vector<int> vertex_object, edge_object, triangle_object;
+  std::vector<int> vertex_object;
+  BorrowedArray<int> triangle_object;
+  int edge_object(int e) const { return edge_object_table.empty() ? vertex_object[edges[e][0]] : edge_object_table[e]; }
+  // Per edge, only when some edge's object is not its first vertex's (objects sharing a
+  // vertex: malformed input); empty otherwise, the objects derived as above.
+  std::vector<int> edge_object_table;
 
   // Stitched vertex pairs (issue 19 point 3): twin[v] is v's stitch partner, -1 for none;
   // empty when the scene has no stitches. Pairs of primitives through twins are excluded
@@ -71,7 +78,9 @@ struct CollisionSurface {
 // triangles and points, S log S in the segments.
 // Throws InputError on a vertex id or object id out of range, a size mismatch, or a
 // negative / non-finite offset.
-CollisionSurface build_collision_surface(const std::vector<Tri>& tris, const std::vector<int>& triangle_object,
+// tris and triangle_object are held (a vector converts) or borrowed
+// (BorrowedArray::borrow: they must outlive the surface).
+CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, BorrowedArray<int> triangle_object,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments = {},
                                          const std::vector<int>& segment_object = {},

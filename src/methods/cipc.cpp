@@ -80,7 +80,8 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
       object_friction.push_back(op.friction);
     }
     CollisionSurface surf =
-        build_collision_surface(scene.triangles, scene.triangle_object, object_offset, scene.num_vertices,
+        build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles),
+                                BorrowedArray<int>::borrow(scene.triangle_object), object_offset, scene.num_vertices,
                                 scene.segments, scene.segment_object, scene.points, scene.point_object);
     if (!scene.stitches.empty()) {
       surf.twin.assign(scene.num_vertices, -1);

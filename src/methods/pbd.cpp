@@ -678,7 +678,7 @@ void PbdStepper::build_collision_surface_() {
     }
   }
   std::vector<double> offsets(s.objects.size(), 0.0);
-  surface_ = build_collision_surface(tris, tobj, offsets, s.num_vertices, {}, {}, points, pobj);
+  surface_ = build_collision_surface(std::move(tris), std::move(tobj), offsets, s.num_vertices, {}, {}, points, pobj);
 }
 
 void PbdStepper::ghost_update(Vec v) {

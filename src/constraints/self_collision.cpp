@@ -21,7 +21,7 @@ void SpatialHash::build(double cell, const std::vector<Vec3>& lo, const std::vec
     const auto a = cell_of(lo[n]), b = cell_of(hi[n]);
     for (std::int64_t i = a[0]; i <= b[0]; ++i)
       for (std::int64_t j = a[1]; j <= b[1]; ++j)
-        for (std::int64_t k = a[2]; k <= b[2]; ++k) f(hash(i, j, k) % nb);
+        for (std::int64_t k = a[2]; k <= b[2]; ++k) f(bucket_of(hash(i, j, k), nb));
   };
   for (size_t n = 0; n < lo.size(); ++n) each_cell(n, [&](std::uint64_t b) { ++start_[b + 1]; });
   for (size_t b = 0; b < nb; ++b) start_[b + 1] += start_[b];

@@ -8,6 +8,7 @@
 #include "constraints/collision.hpp"
 #include "constraints/patch_hierarchy.hpp"
 #include "core/exact_orient.hpp"
+#include "core/material_point.hpp"
 
 namespace weft {
 
@@ -311,16 +312,20 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only,
-                        PatchHierarchy* patches) {
+                        PatchHierarchy* patches, const std::vector<int>* root) {
   out.clear();
   if (tris.empty() || edges.empty()) return;
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
   auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
   auto marked = [&](int v) { return !only || (*only)[v]; };
-  auto touches_at_corner = [](auto&& P, int i, int j, const Tri& T) {
+  // An edge end and a triangle corner that are one material point (core/material_point.hpp:
+  // a vertex and a spare of it at one position) make the pair adjacent at those positions.
+  static const std::vector<int> no_roots;
+  const std::vector<int>& R = root ? *root : no_roots;
+  auto touches_at_corner = [&R](auto&& P, int i, int j, const Tri& T) {
     for (int u : {i, j})
       for (int w : T)
-        if (P(u) == P(w)) return true;
+        if (one_material_point(R, u, w, P(u), P(w))) return true;
     return false;
   };
   // The exact decision for a candidate sharing no vertex whose boxes at x1 overlap, given
@@ -339,9 +344,9 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
     // A torn crack's two sides begin at one point: a vertex and its spare share a position.
     // An edge from such a vertex meets the triangle at that point only (a segment leaving a
     // triangle's corner off its plane), which is the crack, not a crossing; so a pair with
-    // an edge end at a triangle corner's position is no crossing at x1, and at x0 its
-    // touching does not excuse a crossing at x1 (the crack's faces folding through each
-    // other are judged like any pair).
+    // an edge end and a triangle corner that are one material point is no crossing at x1
+    // (weft-verify's rule too), and at x0 that touching does not excuse a crossing at x1
+    // (the crack's faces folding through each other are judged like any pair).
     if (touches_at_corner(P1, i, j, T)) return;
     // Already crossing at x0 (any other way): not this substep's.
     if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2])) && !touches_at_corner(P0, i, j, T))

@@ -120,16 +120,18 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 // The final check of a substep: the (edge, triangle) pairs, sharing no vertex, whose segment
 // meets the triangle at x1 but did not at x0 (the crossings the constraints let through),
 // ordered by edge then triangle (a pure function of the positions: the same on every rank).
-// An edge end at the position of a triangle corner (a torn crack: a vertex and its spare)
-// makes no crossing at x1, and its touching at x0 does not excuse a crossing at x1.
-// only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
-// marked vertices' positions can have made). patches (optional, built on tris and edges):
-// without `only`, the candidates come from its flat-patch culling instead of a hash (the
-// same pairs found).
+// An edge end and a triangle corner that are one material point at x1 (a torn crack: a vertex
+// and a spare of it at one position, core/material_point.hpp with `root`, per vertex, from
+// tear_roots; null: no tearing) make no crossing at x1, and their touching at x0 does not
+// excuse a crossing at x1. only (per vertex, optional): just the pairs with a marked vertex
+// (the ones a change of the marked vertices' positions can have made). patches (optional,
+// built on tris and edges): without `only`, the candidates come from its flat-patch culling
+// instead of a hash (the same pairs found).
 class PatchHierarchy;
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out,
-                        const std::vector<char>* only = nullptr, PatchHierarchy* patches = nullptr);
+                        const std::vector<char>* only = nullptr, PatchHierarchy* patches = nullptr,
+                        const std::vector<int>* root = nullptr);
 
 // Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
 // self-collision pair as to an obstacle contact): the pair's contact points are weighted sums

@@ -211,6 +211,7 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
   std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
   for (int a : edge_subset) asks[a] = 1;
+  const bool all_ask = std::count(asks.begin(), asks.end(), 1) == static_cast<long>(edges.size());
   for (int a : edge_subset) {
     const Edge& ea = edges[a];
     for (int v : ea) {
@@ -218,7 +219,7 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
     }
     const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
-    grid.query(qlo, qhi, [&](int b) {
+    auto visit = [&](int b) {
       if (b == a || seen[b] == a || (asks[b] && b < a)) return;
       seen[b] = a;
       const Edge& eb = edges[b];
@@ -247,7 +248,13 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       if (!(crossed || std::abs(d1) < reach)) return;
       const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
       out.push_back({std::min(a, b), std::max(a, b), side});
-    });
+    };
+    // Every edge asking (one rank): the pair is taken from its smaller index, so only the
+    // larger ids are scanned.
+    if (all_ask)
+      grid.query_above(qlo, qhi, a, visit);
+    else
+      grid.query(qlo, qhi, visit);
   }
 }
 

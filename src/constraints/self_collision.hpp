@@ -42,6 +42,19 @@ class SpatialHash {
           for (int e = start_[bucket]; e < start_[bucket + 1]; ++e) f(ids_[e]);
         }
   }
+  // The same for the ids above `above` only: a bucket holds its ids in ascending order, so
+  // its scan stops at the first id <= above (a self-join from the smaller index of every pair
+  // scans each pair once, not from both ends).
+  template <class F>
+  void query_above(const Vec3& lo, const Vec3& hi, int above, F&& f) const {
+    const auto a = cell_of(lo), b = cell_of(hi);
+    for (std::int64_t i = a[0]; i <= b[0]; ++i)
+      for (std::int64_t j = a[1]; j <= b[1]; ++j)
+        for (std::int64_t k = a[2]; k <= b[2]; ++k) {
+          const std::uint64_t bucket = bucket_of(hash(i, j, k), num_buckets_);
+          for (int e = start_[bucket + 1] - 1; e >= start_[bucket] && ids_[e] > above; --e) f(ids_[e]);
+        }
+  }
 
  private:
   std::array<std::int64_t, 3> cell_of(const Vec3& p) const;

@@ -56,6 +56,14 @@ double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) 
   return lo.empty() ? 0.0 : e / lo.size();
 }
 
+// Whether v is u or one of u's edge neighbours (rings' lists are short).
+bool in_ring(const VertexRings& rings, int u, int v) {
+  if (u == v) return true;
+  for (int e = rings.start[u]; e < rings.start[u + 1]; ++e)
+    if (rings.nbr[e] == v) return true;
+  return false;
+}
+
 // Barycentric coordinates (of a, b, c) of y's projection on the triangle's plane; false for a
 // degenerate triangle.
 bool raw_barycentric(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, Vec3* out) {
@@ -118,27 +126,53 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
     P.a1 = P1(t[0]), P.N1 = (Vec3(P1(t[1])) - P.a1).cross(Vec3(P1(t[2])) - P.a1);
     P.n0 = P.N0.norm(), P.n1 = P.N1.norm();
   }
-  std::vector<int> seen(tri_subset.size(), -1), ring_of(rings.start.size() - 1, -1);
-  for (int q : verts) {
-    ring_of[q] = q;
-    for (int e = rings.start[q]; e < rings.start[q + 1]; ++e) ring_of[rings.nbr[e]] = q;
-    const Vec3 q0 = P0(q), q1 = P1(q), s1 = S1(q);
-    const Vec3 qlo = q0.cwiseMin(s1).array() - reach, qhi = q0.cwiseMax(s1).array() + reach;
-    grid.query(qlo, qhi, [&](int n) {
-      // The box test first: it reads only this candidate's box (the hash's false hits and
+  // Each vertex's swept box grown by the reach.
+  const size_t nq = verts.size();
+  std::vector<Vec3> qlo(nq), qhi(nq);
+  for (size_t m = 0; m < nq; ++m) {
+    const Vec3 q0 = P0(verts[m]), s1 = S1(verts[m]);
+    qlo[m] = q0.cwiseMin(s1).array() - reach, qhi[m] = q0.cwiseMax(s1).array() + reach;
+  }
+  // Queries by groups of up to kGroup consecutive vertices (mesh neighbours in a generated
+  // grid's order) whose union box is at most twice as large as their largest box: one hash
+  // scan for the group, each triangle found then tested against every member's own box.
+  // Neighbouring vertices' boxes overlap mostly, so the group scans nearly the cells one of
+  // them would, once instead of once per vertex. The pairs are those of per-vertex queries
+  // (each member's own box test decides).
+  constexpr size_t kGroup = 4;
+  std::vector<int> seen(tri_subset.size(), -1);
+  for (size_t g0 = 0; g0 < nq;) {
+    Vec3 glo = qlo[g0], ghi = qhi[g0];
+    double side = (qhi[g0] - qlo[g0]).maxCoeff();
+    size_t g1 = g0 + 1;
+    for (; g1 < nq && g1 - g0 < kGroup; ++g1) {
+      const Vec3 ulo = glo.cwiseMin(qlo[g1]), uhi = ghi.cwiseMax(qhi[g1]);
+      const double s2 = std::max(side, (qhi[g1] - qlo[g1]).maxCoeff());
+      if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
+      glo = ulo, ghi = uhi, side = s2;
+    }
+    const int stamp = static_cast<int>(g0);
+    grid.query(glo, ghi, [&](int n) {
+      // The box tests first: they read only this candidate's box (the hash's false hits and
       // the cells' far triangles are most candidates).
-      if ((qlo.array() > hi[n].array()).any() || (qhi.array() < lo[n].array()).any()) return;
-      if (seen[n] == q) return;
-      seen[n] = q;
+      if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
+      if (seen[n] == stamp) return;
+      seen[n] = stamp;
       const Tri& t = tris[tri_subset[n]];
-      if (ring_of[t[0]] == q || ring_of[t[1]] == q || ring_of[t[2]] == q) return;
       const Planes& P = planes[n];
-      if (!(P.n0 > 0) || !(P.n1 > 0)) return;
-      const double d0 = (q0 - P.a0).dot(P.N0) / P.n0, d1 = (q1 - P.a1).dot(P.N1) / P.n1;
-      const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
-      if (!near || !projects_into_triangle(q1, P.a1, P1(t[1]), P1(t[2]), 0.25)) return;
-      out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
+      for (size_t m = g0; m < g1; ++m) {
+        if ((qlo[m].array() > hi[n].array()).any() || (qhi[m].array() < lo[n].array()).any()) continue;
+        const int q = verts[m];
+        if (in_ring(rings, q, t[0]) || in_ring(rings, q, t[1]) || in_ring(rings, q, t[2])) continue;
+        if (!(P.n0 > 0) || !(P.n1 > 0)) continue;
+        const Vec3 q0 = P0(q), q1 = P1(q);
+        const double d0 = (q0 - P.a0).dot(P.N0) / P.n0, d1 = (q1 - P.a1).dot(P.N1) / P.n1;
+        const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
+        if (!near || !projects_into_triangle(q1, P.a1, P1(t[1]), P1(t[2]), 0.25)) continue;
+        out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
+      }
     });
+    g0 = g1;
   }
 }
 

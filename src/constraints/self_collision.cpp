@@ -253,7 +253,7 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
     }
     const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
-    auto visit = [&](int b) {
+    auto visit = [&](int b) __attribute__((always_inline)) {
       if (b == a || seen[b] == a || (asks[b] && b < a)) return;
       seen[b] = a;
       const Edge& eb = edges[b];

@@ -254,7 +254,7 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     }
     const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
     auto visit = [&](int b) __attribute__((always_inline)) {
-      if (b == a || seen[b] == a || (asks[b] && b < a)) return;
+      if (b == a || (b < a && asks[b]) || seen[b] == a) return;
       seen[b] = a;
       const Edge& eb = edges[b];
       if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;

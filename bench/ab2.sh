@@ -1,8 +1,9 @@
 #!/bin/bash
-# usage: [EXTRA="--set time.dt=0.005"] ab2.sh METHOD SC N REPS BIN...   alternates the binaries, min CPU ms/step per binary
-# (hang_two_corners 128^2; EXTRA: further --set arguments; one result file per binary)
+# usage: [EXTRA="--set time.dt=0.005"] [CASE=drape_default] ab2.sh METHOD SC N REPS BIN...   alternates the
+# binaries, min CPU ms/step per binary (CASE, default hang_two_corners, at 128^2; EXTRA: further --set arguments;
+# one result file per binary)
 M=$1; SC=$2; N=$3; R=$4; shift 4
-C=$(cd "$(dirname "$0")/.." && pwd)/cases/hang_two_corners.yaml
+C=$(cd "$(dirname "$0")/.." && pwd)/cases/${CASE:-hang_two_corners}.yaml
 # Runs in the current directory (writes t0, tN, ab0.h5, abN_<binary>.h5 there).
 args="$C --set method=$M --set objects.0.mesh.resolution=[128,128] --set $M.self_collision=$SC --set output.fields=[] --set output.checkpoint_every=0 $EXTRA"
 declare -A best0 bestN bestW

@@ -8,6 +8,7 @@
 #include "constraints/collision.hpp"
 #include "constraints/patch_hierarchy.hpp"
 #include "core/exact_orient.hpp"
+#include "core/material_point.hpp"
 
 namespace weft {
 
@@ -21,7 +22,7 @@ void SpatialHash::build(double cell, const std::vector<Vec3>& lo, const std::vec
     const auto a = cell_of(lo[n]), b = cell_of(hi[n]);
     for (std::int64_t i = a[0]; i <= b[0]; ++i)
       for (std::int64_t j = a[1]; j <= b[1]; ++j)
-        for (std::int64_t k = a[2]; k <= b[2]; ++k) f(hash(i, j, k) % nb);
+        for (std::int64_t k = a[2]; k <= b[2]; ++k) f(bucket_of(hash(i, j, k), nb));
   };
   for (size_t n = 0; n < lo.size(); ++n) each_cell(n, [&](std::uint64_t b) { ++start_[b + 1]; });
   for (size_t b = 0; b < nb; ++b) start_[b + 1] += start_[b];
@@ -53,6 +54,14 @@ double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) 
   double e = 0.0;
   for (size_t n = 0; n < lo.size(); ++n) e += (hi[n] - lo[n]).maxCoeff();
   return lo.empty() ? 0.0 : e / lo.size();
+}
+
+// Whether v is u or one of u's edge neighbours (rings' lists are short).
+bool in_ring(const VertexRings& rings, int u, int v) {
+  if (u == v) return true;
+  for (int e = rings.start[u]; e < rings.start[u + 1]; ++e)
+    if (rings.nbr[e] == v) return true;
+  return false;
 }
 
 // Barycentric coordinates (of a, b, c) of y's projection on the triangle's plane; false for a
@@ -117,27 +126,53 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
     P.a1 = P1(t[0]), P.N1 = (Vec3(P1(t[1])) - P.a1).cross(Vec3(P1(t[2])) - P.a1);
     P.n0 = P.N0.norm(), P.n1 = P.N1.norm();
   }
-  std::vector<int> seen(tri_subset.size(), -1), ring_of(rings.start.size() - 1, -1);
-  for (int q : verts) {
-    ring_of[q] = q;
-    for (int e = rings.start[q]; e < rings.start[q + 1]; ++e) ring_of[rings.nbr[e]] = q;
-    const Vec3 q0 = P0(q), q1 = P1(q), s1 = S1(q);
-    const Vec3 qlo = q0.cwiseMin(s1).array() - reach, qhi = q0.cwiseMax(s1).array() + reach;
-    grid.query(qlo, qhi, [&](int n) {
-      // The box test first: it reads only this candidate's box (the hash's false hits and
+  // Each vertex's swept box grown by the reach.
+  const size_t nq = verts.size();
+  std::vector<Vec3> qlo(nq), qhi(nq);
+  for (size_t m = 0; m < nq; ++m) {
+    const Vec3 q0 = P0(verts[m]), s1 = S1(verts[m]);
+    qlo[m] = q0.cwiseMin(s1).array() - reach, qhi[m] = q0.cwiseMax(s1).array() + reach;
+  }
+  // Queries by groups of up to kGroup consecutive vertices (mesh neighbours in a generated
+  // grid's order) whose union box is at most twice as large as their largest box: one hash
+  // scan for the group, each triangle found then tested against every member's own box.
+  // Neighbouring vertices' boxes overlap mostly, so the group scans nearly the cells one of
+  // them would, once instead of once per vertex. The pairs are those of per-vertex queries
+  // (each member's own box test decides).
+  constexpr size_t kGroup = 4;
+  std::vector<int> seen(tri_subset.size(), -1);
+  for (size_t g0 = 0; g0 < nq;) {
+    Vec3 glo = qlo[g0], ghi = qhi[g0];
+    double side = (qhi[g0] - qlo[g0]).maxCoeff();
+    size_t g1 = g0 + 1;
+    for (; g1 < nq && g1 - g0 < kGroup; ++g1) {
+      const Vec3 ulo = glo.cwiseMin(qlo[g1]), uhi = ghi.cwiseMax(qhi[g1]);
+      const double s2 = std::max(side, (qhi[g1] - qlo[g1]).maxCoeff());
+      if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
+      glo = ulo, ghi = uhi, side = s2;
+    }
+    const int stamp = static_cast<int>(g0);
+    grid.query(glo, ghi, [&](int n) {
+      // The box tests first: they read only this candidate's box (the hash's false hits and
       // the cells' far triangles are most candidates).
-      if ((qlo.array() > hi[n].array()).any() || (qhi.array() < lo[n].array()).any()) return;
-      if (seen[n] == q) return;
-      seen[n] = q;
+      if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
+      if (seen[n] == stamp) return;
+      seen[n] = stamp;
       const Tri& t = tris[tri_subset[n]];
-      if (ring_of[t[0]] == q || ring_of[t[1]] == q || ring_of[t[2]] == q) return;
       const Planes& P = planes[n];
-      if (!(P.n0 > 0) || !(P.n1 > 0)) return;
-      const double d0 = (q0 - P.a0).dot(P.N0) / P.n0, d1 = (q1 - P.a1).dot(P.N1) / P.n1;
-      const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
-      if (!near || !projects_into_triangle(q1, P.a1, P1(t[1]), P1(t[2]), 0.25)) return;
-      out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
+      for (size_t m = g0; m < g1; ++m) {
+        if ((qlo[m].array() > hi[n].array()).any() || (qhi[m].array() < lo[n].array()).any()) continue;
+        const int q = verts[m];
+        if (in_ring(rings, q, t[0]) || in_ring(rings, q, t[1]) || in_ring(rings, q, t[2])) continue;
+        if (!(P.n0 > 0) || !(P.n1 > 0)) continue;
+        const Vec3 q0 = P0(q), q1 = P1(q);
+        const double d0 = (q0 - P.a0).dot(P.N0) / P.n0, d1 = (q1 - P.a1).dot(P.N1) / P.n1;
+        const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
+        if (!near || !projects_into_triangle(q1, P.a1, P1(t[1]), P1(t[2]), 0.25)) continue;
+        out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
+      }
     });
+    g0 = g1;
   }
 }
 
@@ -210,6 +245,7 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
   std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
   for (int a : edge_subset) asks[a] = 1;
+  const bool all_ask = std::count(asks.begin(), asks.end(), 1) == static_cast<long>(edges.size());
   for (int a : edge_subset) {
     const Edge& ea = edges[a];
     for (int v : ea) {
@@ -217,8 +253,8 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
     }
     const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
-    grid.query(qlo, qhi, [&](int b) {
-      if (b == a || seen[b] == a || (asks[b] && b < a)) return;
+    auto visit = [&](int b) __attribute__((always_inline)) {
+      if (b == a || (b < a && asks[b]) || seen[b] == a) return;
       seen[b] = a;
       const Edge& eb = edges[b];
       if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
@@ -246,7 +282,13 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       if (!(crossed || std::abs(d1) < reach)) return;
       const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
       out.push_back({std::min(a, b), std::max(a, b), side});
-    });
+    };
+    // Every edge asking (one rank): the pair is taken from its smaller index, so only the
+    // larger ids are scanned.
+    if (all_ask)
+      grid.query_above(qlo, qhi, a, visit);
+    else
+      grid.query(qlo, qhi, visit);
   }
 }
 
@@ -311,16 +353,20 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out, const std::vector<char>* only,
-                        PatchHierarchy* patches) {
+                        PatchHierarchy* patches, const std::vector<int>* root) {
   out.clear();
   if (tris.empty() || edges.empty()) return;
   auto P0 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x0 + 3 * static_cast<size_t>(v))); };
   auto P1 = [&](int v) { return Vec3(Eigen::Map<const Vec3>(x1 + 3 * static_cast<size_t>(v))); };
   auto marked = [&](int v) { return !only || (*only)[v]; };
-  auto touches_at_corner = [](auto&& P, int i, int j, const Tri& T) {
+  // An edge end and a triangle corner that are one material point (core/material_point.hpp:
+  // a vertex and a spare of it at one position) make the pair adjacent at those positions.
+  static const std::vector<int> no_roots;
+  const std::vector<int>& R = root ? *root : no_roots;
+  auto touches_at_corner = [&R](auto&& P, int i, int j, const Tri& T) {
     for (int u : {i, j})
       for (int w : T)
-        if (P(u) == P(w)) return true;
+        if (one_material_point(R, u, w, P(u), P(w))) return true;
     return false;
   };
   // The exact decision for a candidate sharing no vertex whose boxes at x1 overlap, given
@@ -339,9 +385,9 @@ void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& e
     // A torn crack's two sides begin at one point: a vertex and its spare share a position.
     // An edge from such a vertex meets the triangle at that point only (a segment leaving a
     // triangle's corner off its plane), which is the crack, not a crossing; so a pair with
-    // an edge end at a triangle corner's position is no crossing at x1, and at x0 its
-    // touching does not excuse a crossing at x1 (the crack's faces folding through each
-    // other are judged like any pair).
+    // an edge end and a triangle corner that are one material point is no crossing at x1
+    // (weft-verify's rule too), and at x0 that touching does not excuse a crossing at x1
+    // (the crack's faces folding through each other are judged like any pair).
     if (touches_at_corner(P1, i, j, T)) return;
     // Already crossing at x0 (any other way): not this substep's.
     if (segment_crosses_triangle(P0(i), P0(j), P0(T[0]), P0(T[1]), P0(T[2])) && !touches_at_corner(P0, i, j, T))

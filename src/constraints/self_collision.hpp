@@ -38,14 +38,32 @@ class SpatialHash {
     for (std::int64_t i = a[0]; i <= b[0]; ++i)
       for (std::int64_t j = a[1]; j <= b[1]; ++j)
         for (std::int64_t k = a[2]; k <= b[2]; ++k) {
-          const std::uint64_t bucket = hash(i, j, k) % num_buckets_;
+          const std::uint64_t bucket = bucket_of(hash(i, j, k), num_buckets_);
           for (int e = start_[bucket]; e < start_[bucket + 1]; ++e) f(ids_[e]);
+        }
+  }
+  // The same for the ids above `above` only: a bucket holds its ids in ascending order, so
+  // its scan stops at the first id <= above (a self-join from the smaller index of every pair
+  // scans each pair once, not from both ends).
+  template <class F>
+  void query_above(const Vec3& lo, const Vec3& hi, int above, F&& f) const {
+    const auto a = cell_of(lo), b = cell_of(hi);
+    for (std::int64_t i = a[0]; i <= b[0]; ++i)
+      for (std::int64_t j = a[1]; j <= b[1]; ++j)
+        for (std::int64_t k = a[2]; k <= b[2]; ++k) {
+          const std::uint64_t bucket = bucket_of(hash(i, j, k), num_buckets_);
+          for (int e = start_[bucket + 1] - 1; e >= start_[bucket] && ids_[e] > above; --e) f(ids_[e]);
         }
   }
 
  private:
   std::array<std::int64_t, 3> cell_of(const Vec3& p) const;
   static std::uint64_t hash(std::int64_t i, std::int64_t j, std::int64_t k);
+  // The key's bucket in [0, n): its high bits scaled (Lemire's multiply-shift), not a
+  // remainder, whose 64-bit division per visited cell was a measurable part of the scans.
+  static std::uint64_t bucket_of(std::uint64_t key, std::uint64_t n) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(key) * n) >> 64);
+  }
   double inv_cell_ = 1.0;
   std::uint64_t num_buckets_ = 1;
   std::vector<int> start_{0, 0}, ids_;
@@ -115,16 +133,18 @@ bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const
 // The final check of a substep: the (edge, triangle) pairs, sharing no vertex, whose segment
 // meets the triangle at x1 but did not at x0 (the crossings the constraints let through),
 // ordered by edge then triangle (a pure function of the positions: the same on every rank).
-// An edge end at the position of a triangle corner (a torn crack: a vertex and its spare)
-// makes no crossing at x1, and its touching at x0 does not excuse a crossing at x1.
-// only (per vertex, optional): just the pairs with a marked vertex (the ones a change of the
-// marked vertices' positions can have made). patches (optional, built on tris and edges):
-// without `only`, the candidates come from its flat-patch culling instead of a hash (the
-// same pairs found).
+// An edge end and a triangle corner that are one material point at x1 (a torn crack: a vertex
+// and a spare of it at one position, core/material_point.hpp with `root`, per vertex, from
+// tear_roots; null: no tearing) make no crossing at x1, and their touching at x0 does not
+// excuse a crossing at x1. only (per vertex, optional): just the pairs with a marked vertex
+// (the ones a change of the marked vertices' positions can have made). patches (optional,
+// built on tris and edges): without `only`, the candidates come from its flat-patch culling
+// instead of a hash (the same pairs found).
 class PatchHierarchy;
 void find_new_crossings(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const double* x0,
                         const double* x1, std::vector<std::array<int, 2>>& out,
-                        const std::vector<char>* only = nullptr, PatchHierarchy* patches = nullptr);
+                        const std::vector<char>* only = nullptr, PatchHierarchy* patches = nullptr,
+                        const std::vector<int>* root = nullptr);
 
 // Cloth-cloth friction and restitution in the velocity update (001 sec. 3.4, applied to a
 // self-collision pair as to an obstacle contact): the pair's contact points are weighted sums

@@ -20,6 +20,7 @@
 #include "constraints/collision.hpp"
 #include "constraints/rod_bending.hpp"
 #include "core/error.hpp"
+#include "core/material_point.hpp"
 #include "core/motion.hpp"
 
 namespace weft {
@@ -337,6 +338,9 @@ void PbdStepper::build_self_() {
     sc_tris_.push_back(tr);
   }
   sc_rings_ = vertex_rings(sc_tris_, n);
+  // The crack rule's roots (core/material_point.hpp): empty without tearing.
+  sc_root_.clear();
+  if (tear_ > 0) sc_root_ = tear_roots(s.triangles, T, n);
   sc_edges_ = self_collision_edges(sc_tris_, s.input_of_solver);
   sc_patches_.build(sc_tris_, sc_edges_, s.rest);
   sc_edge_own_.clear();
@@ -431,7 +435,7 @@ void PbdStepper::separate_split_(const std::vector<TearSplit>& splits, const std
   }
   std::vector<std::array<int, 2>> crossings;
   for (;;) {
-    find_new_crossings(sc_tris_, sc_edges_, x0.data(), x1.data(), crossings, &moved);
+    find_new_crossings(sc_tris_, sc_edges_, x0.data(), x1.data(), crossings, &moved, nullptr, &sc_root_);
     int undone = 0;
     for (const auto& c : crossings) {
       const Edge& e = sc_edges_[c[0]];
@@ -953,7 +957,8 @@ void PbdStepper::failsafe_self(double* x) {
                      MPI_DOUBLE, lv_.comm);
       x1 = xg_.data();
     }
-    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just, &sc_patches_);
+    find_new_crossings(sc_tris_, sc_edges_, x0, x1, sc_crossings_, round == 0 ? nullptr : &just, &sc_patches_,
+                       &sc_root_);
     just.assign(sc_reverted_.size(), 0);
     int fresh = 0;
     for (const auto& c : sc_crossings_) {

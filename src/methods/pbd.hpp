@@ -182,6 +182,7 @@ class PbdStepper final : public Stepper {
   bool self_ = false, any_self_pairs_ = false;
   std::vector<Tri> sc_tris_;
   VertexRings sc_rings_;
+  std::vector<int> sc_root_;  // per vertex: its untorn-mesh vertex (tear_roots), empty without tearing
   std::vector<int> sc_tri_all_, sc_tri_own_, sc_verts_all_, sc_verts_own_;
   std::vector<double> w_global_, xg0_, xg_;  // global (solver ids), 3 per vertex
   std::vector<int> gather_counts_, gather_displs_;

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/material_point.hpp"
 #include "verify/predicates.hpp"
 
 namespace weft::verify {
@@ -105,6 +106,7 @@ void merge(Stats& into, const Stats& from) {
 
 void FrameChecker::set_triangles(const std::vector<Tri>& tris) {
   tris_ = tris;
+  root_ = tear_roots(mesh_.triangles, tris_, int(mesh_.num_vertices()));
   for (Prim& p : prims_)
     if (p.kind == kTriangle)
       for (int k = 0; k < 3; ++k) p.v[k] = tris_[std::size_t(p.index)][k];
@@ -308,7 +310,9 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
     const Prim &a = prims[i], &b = prims[j];  // a.kind <= b.kind since i < j
     for (int u = 0; u < a.n; ++u)
       for (int w = 0; w < b.n; ++w)
-        if (a.v[u] == b.v[w] || (!twin_.empty() && twin_[a.v[u]] == b.v[w])) return;  // adjacent: not checked
+        if (one_material_point(root_, a.v[u], b.v[w], x[a.v[u]], x[b.v[w]]) ||
+            (!twin_.empty() && twin_[a.v[u]] == b.v[w]))
+          return;  // adjacent: not checked
     ++s.candidate_pairs;
     const double offset = 0.5 * (a.offset + b.offset);
     // Lower bound on the distance: the gap between the raw boxes. A pair that can neither

@@ -87,7 +87,9 @@ class FrameChecker {
   void check(long frame, const std::vector<Vec3>& x, Stats& s);
   // Tearing: the triangles' corners of the next frames (same count and rest shapes as
   // /mesh/triangles: a spare replaces a vertex with the same rest position). Adjacency,
-  // contact and strain then use them; vertices no primitive references are ignored.
+  // contact and strain then use them; vertices no primitive references are ignored. A vertex
+  // and a spare of it (by the corners' roots in /mesh/triangles) at bitwise one position are
+  // one material point: primitives through the two are adjacent (the crack rule).
   void set_triangles(const std::vector<Tri>& tris);
   // Distributed checking (the simulator's initial check): this process examines only the
   // contact pairs whose lower primitive (triangles, segments, points, each by index) has
@@ -120,6 +122,11 @@ class FrameChecker {
   // Stitch partner per vertex (/mesh/stitches), -1 for none; empty without stitches. A
   // stitched pair is one vertex: primitives through the two count as adjacent.
   std::vector<int> twin_;
+  // Tearing (set_triangles): per vertex its untorn-mesh vertex (core/material_point.hpp's
+  // tear_roots); a vertex and a spare of it at bitwise one position are one material point,
+  // so primitives through the two count as adjacent (the crack rule the simulator's final
+  // self-collision check uses). Empty without tearing.
+  std::vector<int> root_;
   std::vector<double> dm_inv_;  // 3 entries per triangle (upper-triangular 2x2), NaN = unlimited
   std::vector<double> rest_volume_;
   struct AnisoTri {

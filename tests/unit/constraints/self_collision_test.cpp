@@ -10,6 +10,7 @@
 #include "constraints/projection.hpp"
 #include "constraints/registry.hpp"
 #include "constraints/self_collision.hpp"
+#include "core/material_point.hpp"
 
 namespace weft {
 namespace {
@@ -451,6 +452,42 @@ TEST(SelfCollision, ContactVelocityChangeConservesMomentum) {
     EXPECT_LT(p.norm(), 1e-14 * (1 + dv.norm()));
     EXPECT_GT(dv.norm(), 0.0);
   }
+}
+
+
+// The crack rule in the final check (core/material_point.hpp, shared with weft-verify):
+// triangle {0, 1, 2} in z = 0; triangle {3, 4, 5} was {3, 4, 2} before vertex 2 split, so 5
+// is 2's spare. It comes down from z >= 2 until 5 sits exactly on 2 and its edge {3, 5}
+// touches the first triangle at that corner only: one material point, no crossing. Without
+// the roots (or with 5 of another root) the touching is a new crossing (the rule's earlier
+// form, any two vertices at one position, let it pass too); and the spare pushed
+// through the face, off 2's position, is one whatever the roots.
+TEST(SelfCollision, CrackRuleOneMaterialPoint) {
+  const std::vector<Tri> original = {{0, 1, 2}, {3, 4, 2}}, tris = {{0, 1, 2}, {3, 4, 5}};
+  const std::vector<Edge> edges = self_collision_edges(tris, {0, 1, 2, 3, 4, 5});
+  const std::vector<int> root = tear_roots(original, tris, 6);
+  EXPECT_EQ(root, (std::vector<int>{0, 1, 2, 3, 4, 2}));
+  const std::vector<double> x1 = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1.5, 1, 3, 3, 3, 0, 1, 0};
+  std::vector<double> x0 = x1;
+  for (int v = 3; v < 6; ++v) x0[3 * v + 2] += 2.0;
+  std::vector<std::array<int, 2>> out;
+  find_new_crossings(tris, edges, x0.data(), x1.data(), out, nullptr, nullptr, &root);
+  EXPECT_TRUE(out.empty());
+  // Without the rule: the edges {3, 5}, {4, 5} touch the first triangle at 2, and its edges
+  // {0, 2}, {1, 2} the second at 5.
+  find_new_crossings(tris, edges, x0.data(), x1.data(), out);
+  EXPECT_EQ(out.size(), 4u);
+  const std::vector<int> other = {0, 1, 2, 3, 4, 5};
+  find_new_crossings(tris, edges, x0.data(), x1.data(), out, nullptr, nullptr, &other);
+  EXPECT_EQ(out.size(), 4u);
+  // Through the face at (0.2, 0.2): a crossing with the roots too.
+  std::vector<double> through = x1;
+  through[3 * 5] = 0.2, through[3 * 5 + 1] = 0.2, through[3 * 5 + 2] = -0.5;
+  through[3 * 3] = 0.2, through[3 * 3 + 1] = 0.2, through[3 * 3 + 2] = 0.5;
+  find_new_crossings(tris, edges, x0.data(), through.data(), out, nullptr, nullptr, &root);
+  EXPECT_TRUE(std::any_of(out.begin(), out.end(), [&](const std::array<int, 2>& c) {
+    return edges[c[0]] == Edge{3, 5} && c[1] == 0;
+  }));
 }
 
 }  // namespace

@@ -473,3 +473,45 @@ TEST(VerifyFile, TornSheetUsesEachFramesTriangles) {
   EXPECT_FALSE(passed(bad, "intersection"));
   EXPECT_EQ(field(bad.find("intersection"), "frame"), 2.0);
 }
+
+namespace {
+
+// The torn 6 x 6 sheet of torn_sheet at frame 1 with the given positions of the right piece
+// (columns 3..5 and the spares 36..41 of column 2): move(v, x) edits them.
+template <class Move>
+Scene torn_sheet_at(Move move) {
+  Scene s = torn_sheet(2);
+  std::vector<Vec3>& x = s.frames[1];
+  x = s.rest;
+  for (int k = 0; k < kN; ++k) x[kN * kN + k] = s.rest[2 * kN + k];  // each spare on its vertex
+  for (int v = 3 * kN; v < kN * kN + kN; ++v) move(v, x[v]);
+  return s;
+}
+
+}  // namespace
+
+// The crack rule (core/material_point.hpp): a vertex and its spare at bitwise one position
+// are one material point, so the closed crack (each spare on its vertex, the pieces touching
+// along the column) is no intersection; before the rule weft-verify counted every touching
+// pair across it. The rule hides nothing else: a spare one ulp off its vertex is a point of
+// its own, the pieces folded over each other still intersect away from the crack, and
+// vertices of different roots at one position still touch.
+TEST(VerifyFile, ClosedCrackIsOneMaterialPoint) {
+  const Report closed = run("crack_closed", torn_sheet_at([](int, Vec3&) {}));
+  EXPECT_TRUE(passed(closed, "intersection")) << to_text(closed);
+  // The right piece shifted by one ulp along x: apart from the left one, nothing touches.
+  const Report ulp = run("crack_ulp", torn_sheet_at([](int, Vec3& p) { p.x() = std::nextafter(p.x(), 1.0); }));
+  EXPECT_TRUE(passed(ulp, "intersection")) << to_text(ulp);
+  // Spares on their vertices, columns 3..5 folded back over the left piece (column 3 at
+  // x = 0.25, 4 at 0.45): the strip between them overlaps the left piece's strip between
+  // columns 1 and 2, sharing no material point.
+  const Report folded = run("crack_folded", torn_sheet_at([](int v, Vec3& p) {
+                              if (v < kN * kN) p.x() -= 0.35;
+                            }));
+  EXPECT_FALSE(passed(folded, "intersection"));
+  // The right piece slid one row along z: spare k sits on vertex k + 1 of column 2, a vertex
+  // of another root; the pieces touch along the column and that is an intersection.
+  const Report slid = run("crack_slid", torn_sheet_at([](int, Vec3& p) { p.z() += kH; }));
+  EXPECT_FALSE(passed(slid, "intersection"));
+  EXPECT_GT(field(slid.find("intersection"), "violations"), 0.0);
+}

@@ -828,7 +828,8 @@ void ResultFile::write_xdmf() const {
   std::ofstream(xdmf) << xdmf_text(L);
 }
 
-Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const LocalView& lv) {
+Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const LocalView& lv,
+                           const std::vector<std::pair<std::string, std::vector<int>>>& entries) {
   quiet_hdf5();
   if (!std::filesystem::exists(path)) throw InputError(path + ": restart file not found");
   hid_t fapl = mpi_fapl(lv.comm);
@@ -868,11 +869,39 @@ Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const Lo
       hid_t ds = H5Dopen2(ag, name, H5P_DEFAULT);
       if (ds < 0) throw InputError(path + ": cannot open /checkpoint/arrays/" + name);
       hid_t space = H5Dget_space(ds);
-      NamedArray a{name, std::vector<double>(static_cast<size_t>(H5Sget_simple_extent_npoints(space)))};
+      const long length = static_cast<long>(H5Sget_simple_extent_npoints(space));
+      const auto wanted = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == name; });
+      NamedArray a;
+      a.name = name;
+      herr_t rc = 0;
+      if (wanted == entries.end()) {
+        // A whole array: every rank reads it all.
+        a.values.resize(static_cast<size_t>(length));
+        if (length > 0) rc = H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data());
+      } else {
+        // A distributed array: only this rank's entries, one point selection.
+        a.index = wanted->second;
+        a.whole = length;
+        for (int i : a.index)
+          if (i < 0 || i >= length) {
+            H5Sclose(space);
+            H5Dclose(ds);
+            throw InputError(path + ": /checkpoint/arrays/" + name + " has " + std::to_string(length) +
+                             " values, but the case needs entry " + std::to_string(i));
+          }
+        a.values.resize(a.index.size());
+        if (!a.index.empty()) {
+          const std::vector<hsize_t> coords(a.index.begin(), a.index.end());
+          H5Sselect_elements(space, H5S_SELECT_SET, coords.size(), coords.data());
+          const hsize_t count = coords.size();
+          hid_t mem = H5Screate_simple(1, &count, nullptr);
+          rc = H5Dread(ds, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, a.values.data());
+          H5Sclose(mem);
+        }
+      }
       H5Sclose(space);
-      if (!a.values.empty() && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.values.data()) < 0)
-        throw InputError(path + ": cannot read /checkpoint/arrays/" + name);
       H5Dclose(ds);
+      if (rc < 0) throw InputError(path + ": cannot read /checkpoint/arrays/" + name);
       c.arrays.push_back(std::move(a));
     }
     H5Gclose(ag);

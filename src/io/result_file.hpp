@@ -82,9 +82,12 @@ class ResultFile {
   VecScatter tri_scatter_ = nullptr;
 };
 
-// Read the checkpoint of a result file: x and v of lv's local vertices (see Checkpoint),
-// the stepper's arrays whole. InputError (exit 2) on a missing, truncated or
-// checkpoint-less file. Collective.
-Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const LocalView& lv);
+// Read the checkpoint of a result file: x and v of lv's local vertices (see Checkpoint);
+// of the stepper's arrays, those named in `entries` (Stepper::load_entries) as distributed
+// arrays holding just the listed entries, the others whole. InputError (exit 2) on a
+// missing, truncated or checkpoint-less file, or an array shorter than an entry asked for.
+// Collective.
+Checkpoint read_checkpoint(const std::string& path, const Scene& scene, const LocalView& lv,
+                           const std::vector<std::pair<std::string, std::vector<int>>>& entries = {});
 
 }  // namespace weft

@@ -329,6 +329,15 @@ std::string CipcStepper::describe() const {
 
 namespace {
 std::string stiffness_name(const EnergyTerm& term) { return std::string("stiffness.") + term.set().term->name; }
+
+// The whole-set index of each of a term's stencils on this rank (ascending, as the rank's
+// stencils are).
+std::vector<int> whole_indices(const EnergyTerm& term) {
+  std::vector<int> index;
+  index.reserve(term.stencils().size());
+  for (int i = 0; i < term.stencils().size(); ++i) index.push_back(term.set().global_of(term.stencils().element[i]));
+  return index;
+}
 }  // namespace
 
 NamedArrays CipcStepper::save() const {
@@ -337,18 +346,21 @@ NamedArrays CipcStepper::save() const {
     const std::vector<double>* k = term->stiffness();
     if (!k) continue;
     // Each stencil is evaluated on one rank: a distributed array of its stencils' values
-    // at their whole-set indices (ascending, as the rank's stencils are).
-    const ElementSet& set = term->set();
-    NamedArray a{stiffness_name(*term), *k, {}, set.whole_size()};
-    a.index.reserve(k->size());
-    for (int i = 0; i < term->stencils().size(); ++i) a.index.push_back(set.global_of(term->stencils().element[i]));
-    out.push_back(std::move(a));
+    // at their whole-set indices.
+    out.push_back({stiffness_name(*term), *k, whole_indices(*term), term->set().whole_size()});
   }
   if (contact_) out.push_back({"contact_kappa", {contact_->kappa()}});
   if (stitching_) {
     out.push_back({"stitch.stiffness", stitching_->stiffness_all()});
     out.push_back({"stitch.welded", stitching_->welded_all()});
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<int>>> CipcStepper::load_entries() const {
+  std::vector<std::pair<std::string, std::vector<int>>> out;
+  for (const auto& term : terms_)
+    if (term->stiffness()) out.emplace_back(stiffness_name(*term), whole_indices(*term));
   return out;
 }
 

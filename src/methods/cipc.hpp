@@ -70,6 +70,7 @@ class CipcStepper final : public Stepper {
   std::string describe() const override;
   NamedArrays save() const override;
   void load(const NamedArrays& arrays) override;
+  std::vector<std::pair<std::string, std::vector<int>>> load_entries() const override;
 
   // The last step's statistics as a struct (benches).
   const StepStats& last_stats() const { return last_; }

@@ -157,7 +157,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   int first_step = 1;
   std::unique_ptr<ResultFile> out;
   if (!opt.restart.empty()) {
-    Checkpoint c = read_checkpoint(opt.restart, scene, lv);
+    Checkpoint c = read_checkpoint(opt.restart, scene, lv, stepper.load_entries());
     load_state(c, scene, lv, stepper, opt.restart);
     summary.output = opt.output.empty() ? opt.restart : opt.output;
     if (std::filesystem::absolute(summary.output) != std::filesystem::absolute(opt.restart)) {

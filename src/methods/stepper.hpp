@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/named_values.hpp"
@@ -54,12 +55,16 @@ class Stepper {
   virtual IterationName iteration_name() const { return {}; }
 
   // Checkpoint: every piece of state beyond x and v a restart needs to continue bit for bit
-  // (adaptive stiffnesses ...), as named arrays in a rank-count-independent order, whole
-  // on every rank. Collective.
+  // (adaptive stiffnesses ...), as named arrays in a rank-count-independent order: whole on
+  // every rank, or distributed (each rank its entries, NamedArray::index). Collective.
   virtual NamedArrays save() const = 0;
   // The same arrays back (as save() gave them, possibly on another rank count); InputError
   // naming the array when one is missing or has the wrong size.
   virtual void load(const NamedArrays& arrays) = 0;
+  // The entries of each distributed checkpoint array (NamedArray::index) that this rank's
+  // load() reads, by name, ascending whole indices: a restart reads only those from the file
+  // (issue 20 point 3), and the arrays not named whole. None by default.
+  virtual std::vector<std::pair<std::string, std::vector<int>>> load_entries() const { return {}; }
   // This rank's totals over the run so far for the closing per-rank summary (e.g. contact
   // halo vertices received); none by default. Not collective.
   virtual NamedValues rank_totals() const { return {}; }

@@ -24,6 +24,28 @@ void check(PetscErrorCode ierr, const char* what) {
 
 #if defined(WEFT_HAVE_CHOLMOD)
 
+namespace {
+
+// A symmetric matrix stored by its lower triangle in compressed columns (rows ascending),
+// over caller-owned arrays; x null: the pattern only.
+cholmod_sparse lower_csc(PetscInt n, std::vector<int>& p, std::vector<int>& i, double* x) {
+  cholmod_sparse S{};
+  S.nrow = S.ncol = static_cast<size_t>(n);
+  S.nzmax = i.size();
+  S.p = p.data();
+  S.i = i.data();
+  S.x = x;
+  S.stype = -1;
+  S.itype = CHOLMOD_INT;
+  S.xtype = x ? CHOLMOD_REAL : CHOLMOD_PATTERN;
+  S.dtype = CHOLMOD_DOUBLE;
+  S.sorted = 1;
+  S.packed = 1;
+  return S;
+}
+
+}  // namespace
+
 struct DirectCholmod::Impl {
   cholmod_common c;
   cholmod_factor* L = nullptr;
@@ -110,17 +132,7 @@ struct DirectCholmod::Impl {
       up[r + 1] = static_cast<int>(uj.size());
     }
     check(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done), "MatRestoreRowIJ");
-    cholmod_sparse U{};
-    U.nrow = U.ncol = static_cast<size_t>(n);
-    U.nzmax = uj.size();
-    U.p = up.data();
-    U.i = uj.data();
-    U.stype = -1;
-    U.itype = CHOLMOD_INT;
-    U.xtype = CHOLMOD_PATTERN;
-    U.dtype = CHOLMOD_DOUBLE;
-    U.sorted = 1;
-    U.packed = 1;
+    cholmod_sparse U = lower_csc(n, up, uj, nullptr);
     cholmod_free_factor(&L, &c);
     L = cholmod_analyze(&U, &c);
     if (!L || c.status < CHOLMOD_OK) throw RuntimeFailure("direct CHOLMOD: analysis failed (" + status_text() + ")");
@@ -153,18 +165,7 @@ struct DirectCholmod::Impl {
       Si[k] = ei[e];
       src[k] = uq[e];
     }
-    S = cholmod_sparse{};
-    S.nrow = S.ncol = static_cast<size_t>(n);
-    S.nzmax = nnz;
-    S.p = Sp.data();
-    S.i = Si.data();
-    S.x = Sx.data();
-    S.stype = -1;
-    S.itype = CHOLMOD_INT;
-    S.xtype = CHOLMOD_REAL;
-    S.dtype = CHOLMOD_DOUBLE;
-    S.sorted = 1;
-    S.packed = 1;
+    S = lower_csc(n, Sp, Si, Sx.data());
   }
 };
 

@@ -298,6 +298,12 @@ void LinearSystem::configure_solver() {
   check(PetscObjectTypeCompare((PetscObject)pc, PCSHELL, &is_shell), "PetscObjectTypeCompare");
   sub_active_ = substructure && is_shell && is_preonly;
   chol_active_ = chol_direct && is_shell && is_preonly;
+  // -pc_type cholesky on the command line replaced the direct shell: CHOLMOD through PETSc,
+  // as before the shell existed, unless a solver type was given too.
+  PetscBool has_solver_type = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, "-pc_factor_mat_solver_type", &has_solver_type), "PetscOptionsHasName");
+  if (chol_direct && is_factor && !has_solver_type)
+    check(PCFactorSetMatSolverType(pc, kSequentialCholesky), "PCFactorSetMatSolverType");
   factor_pc_ = is_factor || split_active_ || sub_active_ || chol_active_;
   reuse_factor_ = is_factor && !is_preonly && spec_.factor_reuse_its > 0;
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");

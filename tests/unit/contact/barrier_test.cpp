@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "contact/adaptive_kappa.hpp"
 #include "contact/barrier.hpp"
@@ -259,6 +260,57 @@ TEST(PairPotential, FixedPointsProjectTheFreeBlock) {
       EXPECT_LE((got.hessian - want).norm(), 1e-9 * raw.hessian.norm());
     }
   }
+}
+
+// An edge crossing a fixed edge, no mollifier: the free 6 x 6 block of the raw Hessian
+// vanishes along the fixed edge's direction at both points and along
+// z = (alpha t, -(1 - alpha) t) (pair_potential.cpp, project_line_line_one_edge_fixed: t the
+// free edge's direction across the fixed one, alpha the fixed line's foot on it), and the
+// projection through the remaining 3 x 3 equals the eigen-clamp of the 6 x 6 block.
+TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 200 && tested < 60; ++k) {
+    // Edge a along ~x, edge b along ~y, a gap in z inside xi + dhat.
+    Vec12 y;
+    y << -1 + 0.3 * u(rng), 0.3 * u(rng), 0.02 * u(rng), 1 + 0.3 * u(rng), 0.3 * u(rng), 0.02 * u(rng),
+        0.5 * u(rng), -1 + 0.3 * u(rng), 0.1 + 0.04 * u(rng), 0.5 * u(rng), 1 + 0.3 * u(rng), 0.1 + 0.04 * u(rng);
+    if (classify_edge_edge(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)) != EdgeEdgeType::EA_EB) continue;
+    for (const unsigned fixed : {0xCu, 0x3u}) {
+      BarrierParams bp = params(false);
+      bp.fixed_points = fixed;
+      const LocalEnergy<12> raw = edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, bp);
+      if (!raw.active || !raw.feasible) continue;
+      bp.project_psd = true;
+      const LocalEnergy<12> got = edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, bp);
+      ++tested;
+      const int f0 = fixed == 0xCu ? 0 : 2, g0 = 2 - f0;  // first free / first fixed point
+      const MatN<6> B = raw.hessian.block<6, 6>(3 * f0, 3 * f0);
+      // The predicted null directions.
+      const Vec3 e = (pt(y, g0 + 1) - pt(y, g0)).normalized();
+      const Vec3 p0 = pt(y, f0), p1 = pt(y, f0 + 1), c = pt(y, g0);
+      auto across = [&](const Vec3& v) { return Vec3(v - v.dot(e) * e); };
+      const Vec3 dq = across(p1 - p0);
+      const double alpha = across(c - p0).dot(dq) / dq.squaredNorm();
+      const Vec3 t = dq.normalized();
+      VecN<6> z, ze0, ze1;
+      z << alpha * t, -(1.0 - alpha) * t;
+      ze0 << e, Vec3::Zero();
+      ze1 << Vec3::Zero(), e;
+      const double bn = B.norm();
+      EXPECT_LE((B * z).norm(), 1e-9 * bn);
+      EXPECT_LE((B * ze0).norm(), 1e-9 * bn);
+      EXPECT_LE((B * ze1).norm(), 1e-9 * bn);
+      Eigen::SelfAdjointEigenSolver<MatN<6>> es(B);
+      clamped += es.eigenvalues()(0) < -1e-9 * bn;
+      const MatN<6> want = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
+      EXPECT_LE((got.hessian.block<6, 6>(3 * f0, 3 * f0) - want).norm(), 1e-9 * bn);
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * g0).norm()), 0.0);
+    }
+  }
+  EXPECT_GE(tested, 40);
+  EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
 }
 
 TEST(PairPotential, InactiveAndInfeasible) {

@@ -135,6 +135,41 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
   return true;
 }
 
+// A fixed point p against a free triangle's plane (distance type P_T: an obstacle vertex
+// under the cloth). With beta the barycentric coordinates of p's foot, moving the triangle
+// within its plane changes the distance only through the foot's barycentric shift, to
+// first order a function of sum_i beta_i u_i (u_i the in-plane displacements), and not at
+// all when no point leaves the plane: every derivative of a function of the distance lies
+// in span{n at each point, sum_i beta_i u_i (2 in-plane directions)}, so the free 9 x 9
+// block's projection is a 5 x 5 eigen-problem (the same to rounding;
+// PairPotential.FixedPointPlaneProjectionIsAFiveByFive checks it). The edge case above is
+// this argument one dimension down.
+bool project_plane_fixed_point(Mat12& H, const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2) {
+  const Vec3 e1 = t1 - t0, e2 = t2 - t0, r = p - t0;
+  Vec3 n = e1.cross(e2);
+  const double nn = n.squaredNorm();
+  const double len1 = e1.norm();
+  if (!(nn > 0.0) || !std::isfinite(nn) || !(len1 > 0.0)) return false;
+  const double b1 = r.cross(e2).dot(n) / nn, b2 = e1.cross(r).dot(n) / nn, b0 = 1.0 - b1 - b2;
+  const double w = std::sqrt(b0 * b0 + b1 * b1 + b2 * b2);
+  n /= std::sqrt(nn);
+  const Vec3 ex = e1 / len1, ey = n.cross(ex);
+  Eigen::Matrix<double, 9, 5> Q = Eigen::Matrix<double, 9, 5>::Zero();
+  const double b[3] = {b0 / w, b1 / w, b2 / w};
+  for (int i = 0; i < 3; ++i) {
+    Q.block<3, 1>(3 * i, i) = n;
+    Q.block<3, 1>(3 * i, 3) = b[i] * ex;
+    Q.block<3, 1>(3 * i, 4) = b[i] * ey;
+  }
+  MatN<9> B = H.block<9, 9>(3, 3);
+  const MatN<5> C = Q.transpose() * B * Q;
+  const MatN<5> P = project_symmetric_to_psd<5>(C);
+  if (P != C) B = Q * P * Q.transpose();
+  H.setZero();
+  H.block<9, 9>(3, 3) = B;
+  return true;
+}
+
 // Chain rule from d^2 to the offset barrier. Returns false when inactive / infeasible.
 template <int M>
 bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParams& bp, LocalEnergy<M>& out,
@@ -269,6 +304,9 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   if (assemble<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t),
                    point_triangle_distance_sq_hessian(p, t0, t1, t2, t), bp, out, true) &&
       bp.project_psd) {
+    if (t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u &&
+        project_plane_fixed_point(out.hessian, p, t0, t1, t2))
+      return out;
     int idx[4];
     project_active<4>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }

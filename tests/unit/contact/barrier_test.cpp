@@ -313,6 +313,53 @@ TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
   EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
 }
 
+// A fixed point over a free triangle (P_T): the free 9 x 9 block of the raw Hessian
+// vanishes on in-plane displacements with sum_i beta_i u_i = 0 (beta: the foot's
+// barycentric coordinates; pair_potential.cpp, project_plane_fixed_point), and the
+// projection through the remaining 5 x 5 equals the eigen-clamp of the 9 x 9 block.
+TEST(PairPotential, FixedPointPlaneProjectionIsAFiveByFive) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 300 && tested < 60; ++k) {
+    Vec12 y;
+    y << 0.3 * u(rng), 0.3 * u(rng), 0.1 + 0.04 * u(rng),                 // the point, above
+        -0.8 + 0.2 * u(rng), -0.6 + 0.2 * u(rng), 0.05 * u(rng),           // the triangle
+        0.9 + 0.2 * u(rng), -0.5 + 0.2 * u(rng), 0.05 * u(rng), 0.1 * u(rng), 0.9 + 0.2 * u(rng), 0.05 * u(rng);
+    if (classify_point_triangle(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)) != PointTriangleType::P_T) continue;
+    BarrierParams bp = params(false);
+    bp.fixed_points = 0x1u;
+    const LocalEnergy<12> raw = point_triangle_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), bp);
+    if (!raw.active || !raw.feasible) continue;
+    bp.project_psd = true;
+    const LocalEnergy<12> got = point_triangle_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), bp);
+    ++tested;
+    const MatN<9> B = raw.hessian.block<9, 9>(3, 3);
+    const Vec3 t0 = pt(y, 1), t1 = pt(y, 2), t2 = pt(y, 3), n = (t1 - t0).cross(t2 - t0).normalized();
+    // Barycentric coordinates of the point's foot, by least squares on the edge vectors.
+    Eigen::Matrix<double, 3, 2> E;
+    E << t1 - t0, t2 - t0;
+    const Vec2 b12 = E.colPivHouseholderQr().solve(Vec3(pt(y, 0) - t0));
+    const double beta[3] = {1.0 - b12(0) - b12(1), b12(0), b12(1)};
+    const Vec3 ex = (t1 - t0).normalized(), ey = n.cross(ex);
+    const double bn = B.norm();
+    for (const Vec3& dir : {ex, ey}) {  // sum_i beta_i u_i = 0: u = (beta1, -beta0, 0) dir, ...
+      VecN<9> z1, z2;
+      z1 << beta[1] * dir, -beta[0] * dir, Vec3::Zero();
+      z2 << Vec3::Zero(), beta[2] * dir, -beta[1] * dir;
+      EXPECT_LE((B * z1).norm(), 1e-9 * bn);
+      EXPECT_LE((B * z2).norm(), 1e-9 * bn);
+    }
+    Eigen::SelfAdjointEigenSolver<MatN<9>> es(B);
+    clamped += es.eigenvalues()(0) < -1e-9 * bn;
+    const MatN<9> want = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
+    EXPECT_LE((got.hessian.block<9, 9>(3, 3) - want).norm(), 1e-9 * bn);
+    EXPECT_EQ((got.hessian.block<3, 3>(0, 0).norm()), 0.0);
+  }
+  EXPECT_GE(tested, 40);
+  EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
+}
+
 TEST(PairPotential, InactiveAndInfeasible) {
   const BarrierParams bp = params(true);
   // Beyond xi + dhat: zero, inactive.

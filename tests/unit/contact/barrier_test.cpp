@@ -262,20 +262,37 @@ TEST(PairPotential, FixedPointsProjectTheFreeBlock) {
   }
 }
 
+// Coordinates c + s * U(-1, 1), reproducible from the seed.
+struct Jitter {
+  explicit Jitter(unsigned seed) : rng(seed) {}
+  double operator()(double c, double s) { return c + s * u(rng); }
+  std::mt19937 rng;
+  std::uniform_real_distribution<double> u{-1.0, 1.0};
+};
+
+// got against Eigen's eigenvalue clamp of B; whether B had a negative eigenvalue.
+template <int N>
+bool expect_clamp_of(const MatN<N>& B, const MatN<N>& got) {
+  const double bn = B.norm();
+  Eigen::SelfAdjointEigenSolver<MatN<N>> es(B);
+  const MatN<N> want = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
+  EXPECT_LE((got - want).norm(), 1e-9 * bn);
+  return es.eigenvalues()(0) < -1e-9 * bn;
+}
+
 // An edge crossing a fixed edge, no mollifier: the free 6 x 6 block of the raw Hessian
 // vanishes along the fixed edge's direction at both points and along
 // z = (alpha t, -(1 - alpha) t) (pair_potential.cpp, project_line_line_one_edge_fixed: t the
 // free edge's direction across the fixed one, alpha the fixed line's foot on it), and the
 // projection through the remaining 3 x 3 equals the eigen-clamp of the 6 x 6 block.
 TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Jitter j(7);
   int tested = 0, clamped = 0;
   for (int k = 0; k < 200 && tested < 60; ++k) {
     // Edge a along ~x, edge b along ~y, a gap in z inside xi + dhat.
     Vec12 y;
-    y << -1 + 0.3 * u(rng), 0.3 * u(rng), 0.02 * u(rng), 1 + 0.3 * u(rng), 0.3 * u(rng), 0.02 * u(rng),
-        0.5 * u(rng), -1 + 0.3 * u(rng), 0.1 + 0.04 * u(rng), 0.5 * u(rng), 1 + 0.3 * u(rng), 0.1 + 0.04 * u(rng);
+    y << j(-1, 0.3), j(0, 0.3), j(0, 0.02), j(1, 0.3), j(0, 0.3), j(0, 0.02), j(0, 0.5), j(-1, 0.3), j(0.1, 0.04),
+        j(0, 0.5), j(1, 0.3), j(0.1, 0.04);
     if (classify_edge_edge(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)) != EdgeEdgeType::EA_EB) continue;
     for (const unsigned fixed : {0xCu, 0x3u}) {
       BarrierParams bp = params(false);
@@ -302,10 +319,7 @@ TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
       EXPECT_LE((B * z).norm(), 1e-9 * bn);
       EXPECT_LE((B * ze0).norm(), 1e-9 * bn);
       EXPECT_LE((B * ze1).norm(), 1e-9 * bn);
-      Eigen::SelfAdjointEigenSolver<MatN<6>> es(B);
-      clamped += es.eigenvalues()(0) < -1e-9 * bn;
-      const MatN<6> want = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
-      EXPECT_LE((got.hessian.block<6, 6>(3 * f0, 3 * f0) - want).norm(), 1e-9 * bn);
+      clamped += expect_clamp_of<6>(B, got.hessian.block<6, 6>(3 * f0, 3 * f0));
       EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * g0).norm()), 0.0);
     }
   }
@@ -318,14 +332,12 @@ TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
 // barycentric coordinates; pair_potential.cpp, project_plane_fixed_point), and the
 // projection through the remaining 5 x 5 equals the eigen-clamp of the 9 x 9 block.
 TEST(PairPotential, FixedPointPlaneProjectionIsAFiveByFive) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Jitter j(11);
   int tested = 0, clamped = 0;
   for (int k = 0; k < 300 && tested < 60; ++k) {
-    Vec12 y;
-    y << 0.3 * u(rng), 0.3 * u(rng), 0.1 + 0.04 * u(rng),                 // the point, above
-        -0.8 + 0.2 * u(rng), -0.6 + 0.2 * u(rng), 0.05 * u(rng),           // the triangle
-        0.9 + 0.2 * u(rng), -0.5 + 0.2 * u(rng), 0.05 * u(rng), 0.1 * u(rng), 0.9 + 0.2 * u(rng), 0.05 * u(rng);
+    Vec12 y;  // the point above the triangle
+    y << j(0, 0.3), j(0, 0.3), j(0.1, 0.04), j(-0.8, 0.2), j(-0.6, 0.2), j(0, 0.05), j(0.9, 0.2), j(-0.5, 0.2),
+        j(0, 0.05), j(0, 0.1), j(0.9, 0.2), j(0, 0.05);
     if (classify_point_triangle(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)) != PointTriangleType::P_T) continue;
     BarrierParams bp = params(false);
     bp.fixed_points = 0x1u;
@@ -350,10 +362,7 @@ TEST(PairPotential, FixedPointPlaneProjectionIsAFiveByFive) {
       EXPECT_LE((B * z1).norm(), 1e-9 * bn);
       EXPECT_LE((B * z2).norm(), 1e-9 * bn);
     }
-    Eigen::SelfAdjointEigenSolver<MatN<9>> es(B);
-    clamped += es.eigenvalues()(0) < -1e-9 * bn;
-    const MatN<9> want = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
-    EXPECT_LE((got.hessian.block<9, 9>(3, 3) - want).norm(), 1e-9 * bn);
+    clamped += expect_clamp_of<9>(B, got.hessian.block<9, 9>(3, 3));
     EXPECT_EQ((got.hessian.block<3, 3>(0, 0).norm()), 0.0);
   }
   EXPECT_GE(tested, 40);

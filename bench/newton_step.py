@@ -7,7 +7,7 @@ mpirun), keeps the raw results in bench/results/newton_step.json and writes
 bench/results/newton_step.md and bench/results/newton_step.png.
 
     /usr/bin/python3 bench/newton_step.py [--build DIR] [--sizes 128,256,512] [--ranks 1,2]
-        [--solvers cholmod,mumps,mumps-blr,substructured,gamg,hypre,icc] [--frames 2] [--timeout 600]
+        [--solvers cholmod,cholmod-direct,mumps,mumps-blr,substructured,gamg,hypre,icc] [--frames 2] [--timeout 600]
         [--mem-limit-gb 20] [--repeat-below 60] [--repeats 2] [--log-view]
         [--report-only] [--case cases/hang_two_corners.yaml]
 
@@ -31,6 +31,9 @@ import time
 
 SOLVERS = {
     "cholmod": ("CHOLMOD", ["-ksp_type", "preonly", "-pc_type", "cholesky", "-pc_factor_mat_solver_type", "cholmod"]),
+    # weft's default on one rank: CHOLMOD called directly on the AIJ arrays (a PCSHELL,
+    # src/solver/direct_cholmod.hpp); "cholmod" above is PETSc's interface to it.
+    "cholmod-direct": ("CHOLMOD direct", ["--set", "solver.linear.pc=cholesky"]),
     "mumps": ("MUMPS", ["-ksp_type", "preonly", "-pc_type", "cholesky", "-pc_factor_mat_solver_type", "mumps"]),
     # MUMPS with block low-rank compression of the fronts (ICNTL(35) = 2, compressed before
     # elimination: ICNTL(36) = 1) at dropping tolerance 1e-12: an approximate Cholesky whose

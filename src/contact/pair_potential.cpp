@@ -63,17 +63,29 @@ void project_active(MatN<3 * N>& H, const int* idx, int k, unsigned fixed) {
 // plane normal to e) and C = Q^T B Q of size 4: projecting C and mapping back is the
 // projection of B with a 4 x 4 eigen-problem instead of a 6 x 6 one (the same to
 // rounding; PairPotential.FixedPointsProjectTheFreeBlock checks it against the 6 x 6).
+// Without the mollifier (function_of_distance) one more direction drops out. In that plane
+// the fixed line is a point c and the distance is c's from the line through the free
+// points' images q0, q1: with t the unit direction q1 - q0, n its normal, L = |q1 - q0|,
+// alpha c's foot parameter and d the signed distance, d's second-order expansion in the
+// displacements (x_i along t, y_i along n) is -(1 - alpha) y0 - alpha y1
+// + (y1 - y0) ((1 - alpha) x0 + alpha x1) / L - d (y1 - y0)^2 / (2 L^2): every derivative
+// of any function of d lies in span{y0, y1, (1 - alpha) x0 + alpha x1}, and
+// z = (alpha t, -(1 - alpha) t) (both points sliding along the line, c's foot fixed) is a
+// null vector. The projection is then a 3 x 3 eigen-problem (the same to rounding;
+// PairPotential.FixedEdgeProjectionIsAThreeByThree checks the null vector and the result).
 // Returns false (H untouched) unless exactly one edge is fixed and the other free.
 bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0,
-                                      const Vec3& eb1) {
+                                      const Vec3& eb1, bool function_of_distance) {
   int f0;  // first free point: 0 (edge a free, b fixed) or 2
-  Vec3 e;
+  Vec3 e, c3;  // the fixed edge's direction and one of its points
   if ((fixed & 0xFu) == 0xCu) {
     f0 = 0;
     e = eb1 - eb0;
+    c3 = eb0;
   } else if ((fixed & 0xFu) == 0x3u) {
     f0 = 2;
     e = ea1 - ea0;
+    c3 = ea0;
   } else {
     return false;
   }
@@ -89,13 +101,72 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
   MatN<4> C;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) C.block<2, 2>(2 * i, 2 * j) = T.transpose() * B.block<3, 3>(3 * i, 3 * j) * T;
-  const MatN<4> P = project_symmetric_to_psd<4>(C);
-  if (P != C)
+  MatN<4> P;
+  bool changed;
+  const Vec3& p0 = f0 == 0 ? ea0 : eb0;
+  const Vec3& p1 = f0 == 0 ? ea1 : eb1;
+  const Vec2 q0 = T.transpose() * p0, q1 = T.transpose() * p1, c = T.transpose() * c3;
+  const Vec2 dq = q1 - q0;
+  const double L2 = dq.squaredNorm();
+  if (function_of_distance && L2 > 0.0 && std::isfinite(L2)) {
+    const Vec2 t = dq / std::sqrt(L2), n(-t(1), t(0));
+    const double alpha = (c - q0).dot(dq) / L2;
+    // Orthonormal basis of z's complement: the weighted slide, then each point's normal.
+    Eigen::Matrix<double, 4, 3> Q = Eigen::Matrix<double, 4, 3>::Zero();
+    const double w = std::hypot(1.0 - alpha, alpha);
+    Q.block<2, 1>(0, 0) = (1.0 - alpha) / w * t;
+    Q.block<2, 1>(2, 0) = alpha / w * t;
+    Q.block<2, 1>(0, 1) = n;
+    Q.block<2, 1>(2, 2) = n;
+    const MatN<3> C3 = Q.transpose() * C * Q;
+    const MatN<3> P3 = project_symmetric_to_psd<3>(C3);
+    changed = P3 != C3;
+    if (changed) P = Q * P3 * Q.transpose();
+  } else {
+    P = project_symmetric_to_psd<4>(C);
+    changed = P != C;
+  }
+  if (changed)
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j) B.block<3, 3>(3 * i, 3 * j) = T * P.block<2, 2>(2 * i, 2 * j) * T.transpose();
   H.setZero();
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) H.block<3, 3>(3 * (f0 + i), 3 * (f0 + j)) = B.block<3, 3>(3 * i, 3 * j);
+  return true;
+}
+
+// A fixed point p against a free triangle's plane (distance type P_T: an obstacle vertex
+// under the cloth). With beta the barycentric coordinates of p's foot, moving the triangle
+// within its plane changes the distance only through the foot's barycentric shift, to
+// first order a function of sum_i beta_i u_i (u_i the in-plane displacements), and not at
+// all when no point leaves the plane: every derivative of a function of the distance lies
+// in span{n at each point, sum_i beta_i u_i (2 in-plane directions)}, so the free 9 x 9
+// block's projection is a 5 x 5 eigen-problem (the same to rounding;
+// PairPotential.FixedPointPlaneProjectionIsAFiveByFive checks it). The edge case above is
+// this argument one dimension down.
+bool project_plane_fixed_point(Mat12& H, const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2) {
+  const Vec3 e1 = t1 - t0, e2 = t2 - t0, r = p - t0;
+  Vec3 n = e1.cross(e2);
+  const double nn = n.squaredNorm();
+  const double len1 = e1.norm();
+  if (!(nn > 0.0) || !std::isfinite(nn) || !(len1 > 0.0)) return false;
+  const double b1 = r.cross(e2).dot(n) / nn, b2 = e1.cross(r).dot(n) / nn, b0 = 1.0 - b1 - b2;
+  const double w = std::sqrt(b0 * b0 + b1 * b1 + b2 * b2);
+  n /= std::sqrt(nn);
+  const Vec3 ex = e1 / len1, ey = n.cross(ex);
+  Eigen::Matrix<double, 9, 5> Q = Eigen::Matrix<double, 9, 5>::Zero();
+  const double b[3] = {b0 / w, b1 / w, b2 / w};
+  for (int i = 0; i < 3; ++i) {
+    Q.block<3, 1>(3 * i, i) = n;
+    Q.block<3, 1>(3 * i, 3) = b[i] * ex;
+    Q.block<3, 1>(3 * i, 4) = b[i] * ey;
+  }
+  MatN<9> B = H.block<9, 9>(3, 3);
+  const MatN<5> C = Q.transpose() * B * Q;
+  const MatN<5> P = project_symmetric_to_psd<5>(C);
+  if (P != C) B = Q * P * Q.transpose();
+  H.setZero();
+  H.block<9, 9>(3, 3) = B;
   return true;
 }
 
@@ -233,6 +304,9 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   if (assemble<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t),
                    point_triangle_distance_sq_hessian(p, t0, t1, t2, t), bp, out, true) &&
       bp.project_psd) {
+    if (t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u &&
+        project_plane_fixed_point(out.hessian, p, t0, t1, t2))
+      return out;
     int idx[4];
     project_active<4>(out.hessian, idx, active_points(t, idx), bp.fixed_points);
   }
@@ -265,7 +339,8 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
     out.value *= m;
   }
   if (!bp.project_psd ||
-      (t == EdgeEdgeType::EA_EB && project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1)))
+      (t == EdgeEdgeType::EA_EB &&
+       project_line_line_one_edge_fixed(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1, !mollified)))
     return out;
   // The mollified potential involves all four points, whatever the distance type.
   int idx[4] = {0, 1, 2, 3};

@@ -43,18 +43,13 @@ inline Vec9 kron(const Vec3& beta, const Vec3& u) {
   return q;
 }
 
-}  // namespace
-
-void isotropic_grad_hess(const Svd32& svd, const IsoDerivs& d, double scale, const TriRest& r,
-                         Vec9* g, Mat9* H, bool project) {
-  const Eigen::Matrix<double, 3, 2> c = dF_coeffs(r);
+// H = Q diag(lam) Q^T over the 6 closed-form modes: hs the eigensystem of the 2x2 scaling
+// block (in the basis kron(b_j, u_j)), lam its 2 eigenvalues then sym, rot, out1, out2.
+void assemble_modes(const Svd32& svd, const Eigen::Matrix<double, 3, 2>& c, const SymEig2& hs, const VecN<6>& lam_in,
+                    Mat9* H) {
   const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
   const Vec3 u1 = svd.U.col(0), u2 = svd.U.col(1);
-  if (g) *g = scale * (kron(b1, d.d1 * u1) + kron(b2, d.d2 * u2));
-  if (!H) return;
-  const SymEig2 hs = sym_eig2(d.h11, d.h12, d.h22);
   Eigen::Matrix<double, 9, 6> Q;
-  VecN<6> lam;
   const double is2 = std::sqrt(0.5);
   Q.col(0) = kron(b1, hs.vecs(0, 0) * u1) + kron(b2, hs.vecs(1, 0) * u2);
   Q.col(1) = kron(b1, hs.vecs(0, 1) * u1) + kron(b2, hs.vecs(1, 1) * u2);
@@ -62,11 +57,62 @@ void isotropic_grad_hess(const Svd32& svd, const IsoDerivs& d, double scale, con
   Q.col(3) = is2 * (kron(b1, u2) - kron(b2, u1));
   Q.col(4) = kron(b1, svd.n);
   Q.col(5) = kron(b2, svd.n);
+  const Eigen::Matrix<double, 9, 6> Ql = Q * lam_in.asDiagonal();
+  H->noalias() = Ql.lazyProduct(Q.transpose());  // lazy: no GEMM packing at this size
+}
+
+}  // namespace
+
+void isotropic_grad_hess(const Svd32& svd, const IsoDerivs& d, double scale, const TriRest& r,
+                         Vec9* g, Mat9* H, bool project) {
+  const Eigen::Matrix<double, 3, 2> c = dF_coeffs(r);
+  if (g) {
+    const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
+    *g = scale * (kron(b1, d.d1 * svd.U.col(0)) + kron(b2, d.d2 * svd.U.col(1)));
+  }
+  if (!H) return;
+  const SymEig2 hs = sym_eig2(d.h11, d.h12, d.h22);
+  VecN<6> lam;
   lam << hs.values(0), hs.values(1), d.l_sym, d.l_rot, d.l_out1, d.l_out2;
   if (project) lam = lam.cwiseMax(0.0);
   lam *= scale;
-  const Eigen::Matrix<double, 9, 6> Ql = Q * lam.asDiagonal();
-  H->noalias() = Ql.lazyProduct(Q.transpose());  // lazy: no GEMM packing at this size
+  assemble_modes(svd, c, hs, lam, H);
+}
+
+void isotropic_pair_grad_hess(const Svd32& svd, const IsoDerivs& a, const IsoDerivs& b, const TriRest& r, Vec9* g,
+                              Mat9* H, bool project) {
+  const Eigen::Matrix<double, 3, 2> c = dF_coeffs(r);
+  if (g) {
+    const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
+    *g = kron(b1, (a.d1 + b.d1) * svd.U.col(0)) + kron(b2, (a.d2 + b.d2) * svd.U.col(1));
+  }
+  if (!H) return;
+  // Each part's 2x2 scaling block and mode eigenvalues clamped on its own, then summed:
+  // the sum of the two projected Hessians, in one 9x6 product.
+  auto block = [project](const IsoDerivs& d, double& m11, double& m12, double& m22) {
+    if (!project) {
+      m11 = d.h11, m12 = d.h12, m22 = d.h22;
+      return;
+    }
+    const SymEig2 e = sym_eig2(d.h11, d.h12, d.h22);
+    if (e.values(1) >= 0.0) {
+      m11 = d.h11, m12 = d.h12, m22 = d.h22;
+      return;
+    }
+    const double l0 = std::max(e.values(0), 0.0);
+    const Vec2 v = e.vecs.col(0);
+    m11 = l0 * v(0) * v(0), m12 = l0 * v(0) * v(1), m22 = l0 * v(1) * v(1);
+  };
+  double a11, a12, a22, b11, b12, b22;
+  block(a, a11, a12, a22);
+  block(b, b11, b12, b22);
+  const SymEig2 hs = sym_eig2(a11 + b11, a12 + b12, a22 + b22);
+  auto clamp = [project](double l) { return project ? std::max(l, 0.0) : l; };
+  VecN<6> lam;
+  lam << hs.values(0), hs.values(1), clamp(a.l_sym) + clamp(b.l_sym), clamp(a.l_rot) + clamp(b.l_rot),
+      clamp(a.l_out1) + clamp(b.l_out1), clamp(a.l_out2) + clamp(b.l_out2);
+  if (project) lam.head<2>() = lam.head<2>().cwiseMax(0.0);  // round-off of a PSD sum
+  assemble_modes(svd, c, hs, lam, H);
 }
 
 }  // namespace weft

@@ -1,6 +1,6 @@
 // Shell membrane (StVK or neo-Hookean) with the optional isotropic strain-limit barrier
-// over the shell's triangles (C-IPC eq. 6, section 4.1). Both kernels share the stencil
-// and its F, and are summed per triangle before assembly, as one block.
+// over the shell's triangles (C-IPC eq. 6, section 4.1). Both kernels share the stencil,
+// F and its SVD, and give one gradient and one (projected) Hessian block per triangle.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,10 +20,16 @@ struct StvkKernel {
   static double eval(const Vec9& x, const TriRest& r, const MembraneParams& p, Vec9* g, Mat9* H, bool project) {
     return membrane_stvk(x, r, p, g, H, project);
   }
+  static double derivs(const Mat32& F, const Svd32& svd, const TriRest& r, const MembraneParams& p, IsoDerivs& d) {
+    return membrane_stvk_derivs(F, svd, r, p, d);
+  }
 };
 struct NeoHookeanKernel {
   static double eval(const Vec9& x, const TriRest& r, const MembraneParams& p, Vec9* g, Mat9* H, bool project) {
     return membrane_neo_hookean(x, r, p, g, H, project);
+  }
+  static double derivs(const Mat32& F, const Svd32& svd, const TriRest& r, const MembraneParams& p, IsoDerivs& d) {
+    return membrane_neo_hookean_derivs(F, svd, r, p, d);
   }
 };
 
@@ -61,8 +67,7 @@ class ShellMembraneTerm final : public EnergyTerm {
   }
 
   void assemble(const double* xl, double scale, double& acc, AssemblySink& sink) override {
-    Vec9 g, gs;
-    Mat9 Hs;
+    Vec9 g;
     const int n = stencils_.size();
     for (int first = 0; first < n; first += kBatch) {
       const int count = std::min(kBatch, n - first);
@@ -73,12 +78,26 @@ class ShellMembraneTerm final : public EnergyTerm {
         const Vec9 x = gather3(xl, l);
         const TriRest& r = rest_[e];
         Mat9& H = H_[i];
-        double en = Kernel::eval(x, r, MembraneParams{op.mu, op.lambda, op.thickness}, &g, &H, true);
+        // Membrane and strain limit are isotropic functions of the same F: one SVD and
+        // one set of closed-form modes (isotropic.hpp) give the gradient and the Hessian
+        // of both, each part projected as before (isotropic_pair_grad_hess).
+        const Mat32 F = deformation_gradient(x, r);
+        const Svd32 svd = svd32(F);
+        IsoDerivs dm, ds{};
+        const double em = Kernel::derivs(F, svd, r, MembraneParams{op.mu, op.lambda, op.thickness}, dm);
+        double es = 0.0;
         if (op.strain_limit > 0) {
           const StrainLimitParams sp{op.strain_limit, op.strain_threshold, kappa_[k], r.area * op.thickness};
-          en += strain_limit(x, r, sp, &gs, &Hs, true);
-          g += gs;
-          H += Hs;
+          es = strain_limit_add_derivs(F, svd, sp, ds);
+        }
+        double en = em + es;
+        if (!std::isfinite(en)) {  // collapsed or past the strain limit: the line search steps back
+          g.setZero();
+          H.setZero();
+        } else if (es > 0.0) {
+          isotropic_pair_grad_hess(svd, dm, ds, r, &g, &H, true);
+        } else {
+          isotropic_grad_hess(svd, dm, 1.0, r, &g, &H, true);
         }
         acc += scale * en;
         g *= scale;

@@ -50,42 +50,49 @@ inline double bhat_d1_divided(double y1, double y2) {
 
 }  // namespace
 
+double strain_limit_add_derivs(const Mat32& F, const Svd32& svd, const StrainLimitParams& p, IsoDerivs& d) {
+  const Vec2 s = singular_values(F);
+  if (!(s(0) < p.s_max)) return std::numeric_limits<double>::infinity();
+  if (s(0) <= p.s_hat) return 0.0;  // common case: barrier inactive (local support, sec. 4.1)
+  const double w = p.s_max - p.s_hat;
+  const double y1 = (p.s_hat - s(0)) / w, y2 = (p.s_hat - s(1)) / w;  // y1 <= y2
+  const double scale = p.kappa * p.volume;
+  const double s1 = svd.s(0), s2 = svd.s(1);
+  // psi(sigma) = sum bhat(y_i): dpsi/ds_i = -bhat'(y_i)/w >= 0, d2psi/ds_i^2 = bhat''/w^2.
+  const double d1 = -bhat_d1(y1) / w, d2 = -bhat_d1(y2) / w;
+  d.d1 += scale * d1;
+  d.d2 += scale * d2;
+  d.h11 += scale * bhat_d2(y1) / (w * w);
+  d.h22 += scale * bhat_d2(y2) / (w * w);
+  d.l_sym += scale * bhat_d1_divided(y1, y2) / (w * w);
+  d.l_rot += scale * (d1 + d2) / (s1 + s2);  // s1 > s_hat > 0 here
+  d.l_out1 += scale * d1 / s1;
+  d.l_out2 += d2 == 0.0 ? 0.0 : scale * d2 / s2;
+  return scale * (bhat(y1) + bhat(y2));
+}
+
 double strain_limit(const Vec9& x, const TriRest& r, const StrainLimitParams& p, Vec9* g, Mat9* H,
                     bool project) {
   const Mat32 F = deformation_gradient(x, r);
-  const Vec2 s = singular_values(F);
   auto zero = [&] {
     if (g) g->setZero();
     if (H) H->setZero();
   };
-  if (!(s(0) < p.s_max)) {
-    zero();
-    return std::numeric_limits<double>::infinity();
+  if (!g && !H) {
+    const Vec2 s = singular_values(F);
+    if (!(s(0) < p.s_max)) return std::numeric_limits<double>::infinity();
+    if (s(0) <= p.s_hat) return 0.0;
+    const double w = p.s_max - p.s_hat;
+    return p.kappa * p.volume * (bhat((p.s_hat - s(0)) / w) + bhat((p.s_hat - s(1)) / w));
   }
-  if (s(0) <= p.s_hat) {  // common case: barrier inactive (local support, sec. 4.1)
-    zero();
-    return 0.0;
-  }
-  const double w = p.s_max - p.s_hat;
-  const double y1 = (p.s_hat - s(0)) / w, y2 = (p.s_hat - s(1)) / w;  // y1 <= y2
-  const double scale = p.kappa * p.volume;
-  const double e = scale * (bhat(y1) + bhat(y2));
-  if (!g && !H) return e;
-
   const Svd32 svd = svd32(F);
-  const double s1 = svd.s(0), s2 = svd.s(1);
-  // psi(sigma) = sum bhat(y_i): dpsi/ds_i = -bhat'(y_i)/w >= 0, d2psi/ds_i^2 = bhat''/w^2.
-  IsoDerivs d;
-  d.d1 = -bhat_d1(y1) / w;
-  d.d2 = -bhat_d1(y2) / w;
-  d.h11 = bhat_d2(y1) / (w * w);
-  d.h22 = bhat_d2(y2) / (w * w);
-  d.h12 = 0.0;
-  d.l_sym = bhat_d1_divided(y1, y2) / (w * w);
-  d.l_rot = (d.d1 + d.d2) / (s1 + s2);  // s1 > s_hat > 0 here
-  d.l_out1 = d.d1 / s1;
-  d.l_out2 = d.d2 == 0.0 ? 0.0 : d.d2 / s2;
-  isotropic_grad_hess(svd, d, scale, r, g, H, project);
+  IsoDerivs d{};
+  const double e = strain_limit_add_derivs(F, svd, p, d);
+  if (e == 0.0 || !std::isfinite(e)) {
+    zero();
+    return e;
+  }
+  isotropic_grad_hess(svd, d, 1.0, r, g, H, project);
   return e;
 }
 

@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 
 #include "core/types.hpp"
+#include "energy/isotropic.hpp"
 #include "energy/rod_stretch.hpp"
 #include "energy/tri_rest.hpp"
 
@@ -30,6 +31,12 @@ double max_singular_value(const Vec9& x, const TriRest& r);
 // The exact Hessian is PSD here (bhat convex, decreasing); project still clamps round-off.
 double strain_limit(const Vec9& x, const TriRest& r, const StrainLimitParams& p, Vec9* g, Mat9* H,
                     bool project);
+
+// The same barrier in singular values, for a caller that sums it with the membrane's
+// derivatives at the same F (svd = svd32(F)) before one isotropic_grad_hess: adds
+// kappa V_t times its derivatives and eigenvalues to d and returns the energy; 0 (d
+// untouched) while inactive, +inf (d untouched) once sigma_1 >= s_max.
+double strain_limit_add_derivs(const Mat32& F, const Svd32& svd, const StrainLimitParams& p, IsoDerivs& d);
 
 // The same barrier on a segment (rods, C-IPC sec. 4.1 with the one singular value of a
 // segment, its stretch sigma = |e| / L), p.volume = A L: +inf once sigma >= s_max, 0 while

@@ -211,6 +211,15 @@ void LinearSystem::configure_solver() {
   split_active_ = mode_for_ == 1;
   const bool substructure = mode_for_ == 2;
   if (substructure) pc_type = PCSHELL;
+  // One rank, a direct Cholesky: CHOLMOD called on the matrix's own arrays
+  // (direct_cholmod.hpp: ordering and permutation map once per pattern, no copy or
+  // transpose per factorisation), unless -weft_cholmod_direct 0 (then PETSc's CHOLMOD).
+  PetscBool chol_direct_opt = PETSC_TRUE;
+  check(PetscOptionsGetBool(nullptr, nullptr, "-weft_cholmod_direct", &chol_direct_opt, nullptr),
+        "PetscOptionsGetBool");
+  const bool chol_direct = lv_.ranks == 1 && pc_type == "cholesky" && ksp_type == "preonly" &&
+                           DirectCholmod::available() && chol_direct_opt;
+  if (chol_direct) pc_type = PCSHELL;
   if (split_active_) {
     pc_type = PCBJACOBI;
     set_default_option("-sub_ksp_type", "preonly");
@@ -229,6 +238,13 @@ void LinearSystem::configure_solver() {
     check(PCShellSetApply(pc, &LinearSystem::shell_apply), "PCShellSetApply");
     check(PCShellSetName(pc, "weft substructured Cholesky (MUMPS per rank + dense interface Schur complement)"),
           "PCShellSetName");
+  }
+  if (chol_direct) {
+    if (!chol_) chol_ = std::make_unique<DirectCholmod>();
+    check(PCShellSetContext(pc, this), "PCShellSetContext");
+    check(PCShellSetSetUp(pc, &LinearSystem::shell_setup), "PCShellSetSetUp");
+    check(PCShellSetApply(pc, &LinearSystem::shell_apply), "PCShellSetApply");
+    check(PCShellSetName(pc, "weft direct CHOLMOD (supernodal Cholesky on the AIJ arrays)"), "PCShellSetName");
   }
   // One rank: the sequential Cholesky (kSequentialCholesky above: CHOLMOD, measured faster
   // than MUMPS on every scene of bench/results/solver_choice.md); several: MUMPS.
@@ -281,7 +297,14 @@ void LinearSystem::configure_solver() {
   PetscBool is_shell = PETSC_FALSE;
   check(PetscObjectTypeCompare((PetscObject)pc, PCSHELL, &is_shell), "PetscObjectTypeCompare");
   sub_active_ = substructure && is_shell && is_preonly;
-  factor_pc_ = is_factor || split_active_ || sub_active_;
+  chol_active_ = chol_direct && is_shell && is_preonly;
+  // -pc_type cholesky on the command line replaced the direct shell: CHOLMOD through PETSc,
+  // as before the shell existed, unless a solver type was given too.
+  PetscBool has_solver_type = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, "-pc_factor_mat_solver_type", &has_solver_type), "PetscOptionsHasName");
+  if (chol_direct && is_factor && !has_solver_type)
+    check(PCFactorSetMatSolverType(pc, kSequentialCholesky), "PCFactorSetMatSolverType");
+  factor_pc_ = is_factor || split_active_ || sub_active_ || chol_active_;
   reuse_factor_ = is_factor && !is_preonly && spec_.factor_reuse_its > 0;
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
@@ -388,7 +411,10 @@ PetscErrorCode LinearSystem::shell_setup(PC pc) {
   // (the factorisation agrees on failure collectively, so every rank sees one).
   try {
     self->sub_error_.clear();
-    self->sub_->factor(self->A_, self->pattern_version_);
+    if (self->chol_active_)
+      self->chol_->factor(self->A_);
+    else
+      self->sub_->factor(self->A_, self->pattern_version_);
   } catch (const std::exception& e) {
     self->sub_error_ = e.what();
   }
@@ -401,7 +427,10 @@ PetscErrorCode LinearSystem::shell_apply(PC pc, Vec b, Vec x) {
   auto* self = static_cast<LinearSystem*>(ctx);
   if (!self->sub_error_.empty()) return VecSet(x, 0.0);
   try {
-    self->sub_->solve(b, x);
+    if (self->chol_active_)
+      self->chol_->solve(b, x);
+    else
+      self->sub_->solve(b, x);
   } catch (const std::exception& e) {
     self->sub_error_ = e.what();
     return VecSet(x, 0.0);
@@ -840,7 +869,7 @@ int LinearSystem::solve(Vec rhs, Vec p) {
   }
   if (factor_pc_ && !reuse) ++factorizations_;
   check(KSPSolve(ksp_, rhs, p), "KSPSolve");
-  if (sub_active_ && !sub_error_.empty()) throw RuntimeFailure("linear solve failed: " + sub_error_);
+  if ((sub_active_ || chol_active_) && !sub_error_.empty()) throw RuntimeFailure("linear solve failed: " + sub_error_);
   KSPConvergedReason reason;
   check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason");
   PetscInt its = 0;
@@ -908,6 +937,7 @@ std::string LinearSystem::describe() const {
     }
     os << "(cholesky(" << (sst ? sst : kSequentialCholesky) << ") per rank: no coupling between ranks)";
   }
+  if (chol_active_) os << "(cholesky: " << chol_->describe() << ")";
   if (sub_active_) os << "(substructured cholesky: mumps per rank, " << interface_dofs_ << " interface dofs)";
   if (pt && (std::string(pt) == "cholesky" || std::string(pt) == "lu")) {
     PCFactorGetMatSolverType(pc, &st);

@@ -14,6 +14,7 @@
 
 #include "core/scene.hpp"
 #include "parallel/local_view.hpp"
+#include "solver/direct_cholmod.hpp"
 #include "solver/substructured_cholesky.hpp"
 
 namespace weft {
@@ -86,6 +87,8 @@ class LinearSystem {
   int fallbacks() const { return fallbacks_; }  // solves redone by Cholesky
   // The direct solve runs as one sequential Cholesky per rank (the matrix couples no two ranks).
   bool split_solve() const { return split_active_; }
+  // One rank: the direct Cholesky runs as DirectCholmod (CHOLMOD on the AIJ arrays).
+  bool direct_cholmod() const { return chol_active_; }
   // The direct solve runs substructured (SubstructuredCholesky): the ranks are coupled, but
   // through an interface small enough for a dense Schur complement.
   bool substructured_solve() const { return sub_active_; }
@@ -171,6 +174,8 @@ class LinearSystem {
   bool sub_active_ = false;
   bool substructure_forced_ = false;  // -weft_substructure 1: no |B| / sqrt(N) test
   std::unique_ptr<SubstructuredCholesky> sub_;
+  bool chol_active_ = false;    // one rank: DirectCholmod as a PCSHELL
+  std::unique_ptr<DirectCholmod> chol_;
   std::string sub_error_;       // a failure inside the PETSc shell callbacks, rethrown by solve()
   static PetscErrorCode shell_setup(PC pc);
   static PetscErrorCode shell_apply(PC pc, Vec b, Vec x);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "contact/adaptive_kappa.hpp"
 #include "contact/barrier.hpp"
@@ -259,6 +260,113 @@ TEST(PairPotential, FixedPointsProjectTheFreeBlock) {
       EXPECT_LE((got.hessian - want).norm(), 1e-9 * raw.hessian.norm());
     }
   }
+}
+
+// Coordinates c + s * U(-1, 1), reproducible from the seed.
+struct Jitter {
+  explicit Jitter(unsigned seed) : rng(seed) {}
+  double operator()(double c, double s) { return c + s * u(rng); }
+  std::mt19937 rng;
+  std::uniform_real_distribution<double> u{-1.0, 1.0};
+};
+
+// got against Eigen's eigenvalue clamp of B; whether B had a negative eigenvalue.
+template <int N>
+bool expect_clamp_of(const MatN<N>& B, const MatN<N>& got) {
+  const double bn = B.norm();
+  Eigen::SelfAdjointEigenSolver<MatN<N>> es(B);
+  const MatN<N> want = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
+  EXPECT_LE((got - want).norm(), 1e-9 * bn);
+  return es.eigenvalues()(0) < -1e-9 * bn;
+}
+
+// An edge crossing a fixed edge, no mollifier: the free 6 x 6 block of the raw Hessian
+// vanishes along the fixed edge's direction at both points and along
+// z = (alpha t, -(1 - alpha) t) (pair_potential.cpp, project_line_line_one_edge_fixed: t the
+// free edge's direction across the fixed one, alpha the fixed line's foot on it), and the
+// projection through the remaining 3 x 3 equals the eigen-clamp of the 6 x 6 block.
+TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
+  Jitter j(7);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 200 && tested < 60; ++k) {
+    // Edge a along ~x, edge b along ~y, a gap in z inside xi + dhat.
+    Vec12 y;
+    y << j(-1, 0.3), j(0, 0.3), j(0, 0.02), j(1, 0.3), j(0, 0.3), j(0, 0.02), j(0, 0.5), j(-1, 0.3), j(0.1, 0.04),
+        j(0, 0.5), j(1, 0.3), j(0.1, 0.04);
+    if (classify_edge_edge(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)) != EdgeEdgeType::EA_EB) continue;
+    for (const unsigned fixed : {0xCu, 0x3u}) {
+      BarrierParams bp = params(false);
+      bp.fixed_points = fixed;
+      const LocalEnergy<12> raw = edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, bp);
+      if (!raw.active || !raw.feasible) continue;
+      bp.project_psd = true;
+      const LocalEnergy<12> got = edge_edge_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), 0.0, bp);
+      ++tested;
+      const int f0 = fixed == 0xCu ? 0 : 2, g0 = 2 - f0;  // first free / first fixed point
+      const MatN<6> B = raw.hessian.block<6, 6>(3 * f0, 3 * f0);
+      // The predicted null directions.
+      const Vec3 e = (pt(y, g0 + 1) - pt(y, g0)).normalized();
+      const Vec3 p0 = pt(y, f0), p1 = pt(y, f0 + 1), c = pt(y, g0);
+      auto across = [&](const Vec3& v) { return Vec3(v - v.dot(e) * e); };
+      const Vec3 dq = across(p1 - p0);
+      const double alpha = across(c - p0).dot(dq) / dq.squaredNorm();
+      const Vec3 t = dq.normalized();
+      VecN<6> z, ze0, ze1;
+      z << alpha * t, -(1.0 - alpha) * t;
+      ze0 << e, Vec3::Zero();
+      ze1 << Vec3::Zero(), e;
+      const double bn = B.norm();
+      EXPECT_LE((B * z).norm(), 1e-9 * bn);
+      EXPECT_LE((B * ze0).norm(), 1e-9 * bn);
+      EXPECT_LE((B * ze1).norm(), 1e-9 * bn);
+      clamped += expect_clamp_of<6>(B, got.hessian.block<6, 6>(3 * f0, 3 * f0));
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * g0).norm()), 0.0);
+    }
+  }
+  EXPECT_GE(tested, 40);
+  EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
+}
+
+// A fixed point over a free triangle (P_T): the free 9 x 9 block of the raw Hessian
+// vanishes on in-plane displacements with sum_i beta_i u_i = 0 (beta: the foot's
+// barycentric coordinates; pair_potential.cpp, project_plane_fixed_point), and the
+// projection through the remaining 5 x 5 equals the eigen-clamp of the 9 x 9 block.
+TEST(PairPotential, FixedPointPlaneProjectionIsAFiveByFive) {
+  Jitter j(11);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 300 && tested < 60; ++k) {
+    Vec12 y;  // the point above the triangle
+    y << j(0, 0.3), j(0, 0.3), j(0.1, 0.04), j(-0.8, 0.2), j(-0.6, 0.2), j(0, 0.05), j(0.9, 0.2), j(-0.5, 0.2),
+        j(0, 0.05), j(0, 0.1), j(0.9, 0.2), j(0, 0.05);
+    if (classify_point_triangle(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3)) != PointTriangleType::P_T) continue;
+    BarrierParams bp = params(false);
+    bp.fixed_points = 0x1u;
+    const LocalEnergy<12> raw = point_triangle_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), bp);
+    if (!raw.active || !raw.feasible) continue;
+    bp.project_psd = true;
+    const LocalEnergy<12> got = point_triangle_barrier(pt(y, 0), pt(y, 1), pt(y, 2), pt(y, 3), bp);
+    ++tested;
+    const MatN<9> B = raw.hessian.block<9, 9>(3, 3);
+    const Vec3 t0 = pt(y, 1), t1 = pt(y, 2), t2 = pt(y, 3), n = (t1 - t0).cross(t2 - t0).normalized();
+    // Barycentric coordinates of the point's foot, by least squares on the edge vectors.
+    Eigen::Matrix<double, 3, 2> E;
+    E << t1 - t0, t2 - t0;
+    const Vec2 b12 = E.colPivHouseholderQr().solve(Vec3(pt(y, 0) - t0));
+    const double beta[3] = {1.0 - b12(0) - b12(1), b12(0), b12(1)};
+    const Vec3 ex = (t1 - t0).normalized(), ey = n.cross(ex);
+    const double bn = B.norm();
+    for (const Vec3& dir : {ex, ey}) {  // sum_i beta_i u_i = 0: u = (beta1, -beta0, 0) dir, ...
+      VecN<9> z1, z2;
+      z1 << beta[1] * dir, -beta[0] * dir, Vec3::Zero();
+      z2 << Vec3::Zero(), beta[2] * dir, -beta[1] * dir;
+      EXPECT_LE((B * z1).norm(), 1e-9 * bn);
+      EXPECT_LE((B * z2).norm(), 1e-9 * bn);
+    }
+    clamped += expect_clamp_of<9>(B, got.hessian.block<9, 9>(3, 3));
+    EXPECT_EQ((got.hessian.block<3, 3>(0, 0).norm()), 0.0);
+  }
+  EXPECT_GE(tested, 40);
+  EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
 }
 
 TEST(PairPotential, InactiveAndInfeasible) {

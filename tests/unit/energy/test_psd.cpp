@@ -7,14 +7,25 @@ namespace {
 TEST(Psd, SymEig2) {
   std::mt19937 rng(41);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (int t = 0; t < 50; ++t) {
-    const double a = u(rng), b = t % 5 == 0 ? 0.0 : u(rng), c = t % 7 == 0 ? a : u(rng);
+  for (int t = 0; t < 80; ++t) {
+    // b == 0, a == c, and off-diagonals tiny against a - c of either sign (the half-angle
+    // formulas' two branches near cos 2phi = +-1).
+    const double a = u(rng), c = t % 7 == 0 ? a : u(rng);
+    const double b = t % 5 == 0 ? 0.0 : t % 5 == 1 ? 1e-9 * u(rng) : t % 5 == 2 ? -0.0 : u(rng);
     const SymEig2 e = sym_eig2(a, b, c);
     Mat2 A;
     A << a, b, b, c;
     EXPECT_GE(e.values(0), e.values(1));
     EXPECT_NEAR(e.vecs.determinant(), 1.0, 1e-14);
     EXPECT_LE((e.vecs * e.values.asDiagonal() * e.vecs.transpose() - A).cwiseAbs().maxCoeff(), 1e-14);
+    EXPECT_LE((e.vecs.transpose() * e.vecs - Mat2::Identity()).cwiseAbs().maxCoeff(), 4e-16);
+    EXPECT_GE(e.vecs(0, 0), 0.0);  // cos phi, phi in (-pi/2, pi/2]
+    // The same rotation as the half-angle of atan2 (the closed form it replaces).
+    const double phi = 0.5 * std::atan2(b, 0.5 * (a - c));
+    if (b != 0.0 || a != c) {
+      EXPECT_NEAR(e.vecs(0, 0), std::cos(phi), 1e-15);
+      EXPECT_NEAR(e.vecs(1, 0), std::sin(phi), 1e-15);
+    }
   }
   const SymEig2 e = sym_eig2(3.0, 0.0, 3.0);  // repeated eigenvalue: any basis, here I
   EXPECT_EQ(e.vecs, Mat2::Identity());

@@ -1,7 +1,12 @@
 #include <cmath>
 
+#include <Eigen/Eigenvalues>
+
+#include "energy/membrane_neo_hookean.hpp"
+#include "energy/membrane_stvk.hpp"
 #include "energy/strain_limit.hpp"
 #include "fd_util.hpp"
+#include "membrane_checks.hpp"
 
 namespace weft {
 namespace {
@@ -40,6 +45,72 @@ TEST(StrainLimit, FiniteDifferences) {
     // The barrier Hessian is PSD already (bhat convex and decreasing): projection is a no-op.
     EXPECT_LE((H - Hp).cwiseAbs().maxCoeff(), 1e-12 * H.cwiseAbs().maxCoeff());
   }
+}
+
+// shell_membrane_term.cpp's path: membrane and strain limit from one SVD through
+// isotropic_pair_grad_hess. Unprojected: the sum of the two kernels' exact gradients and
+// Hessians (and finite differences of the summed energy). Projected: the sum of the two
+// kernels' projected Hessians, PSD, and unchanged where the exact sum is PSD.
+TEST(StrainLimit, SharedSvdWithTheMembrane) {
+  // (s1, s2): stretched past s_hat in one direction, compressed (membrane indefinite) or not.
+  const double cases[][2] = {{1.05, 0.7}, {1.08, 0.95}, {1.04, 1.02}, {1.06, 1.06}};
+  unsigned seed = 300;
+  int indefinite = 0;
+  for (const bool stvk : {false, true}) {
+    for (const auto& c : cases) {
+      std::mt19937 rng(++seed);
+      const Vec9 X = test::random_rest_triangle(rng);
+      const TriRest r = test::rest_of(X);
+      const Vec9 x = test::positions_from_F(test::F_with_singular_values(c[0], c[1], rng), r, test::random_vec(rng));
+      SCOPED_TRACE(std::string(stvk ? "stvk" : "neo_hookean") + ", s = " + std::to_string(c[0]) + ", " +
+                   std::to_string(c[1]));
+      const StrainLimitParams sp{kSL.s_max, kSL.s_hat, kSL.kappa, r.area * test::kMembrane.thickness};
+      auto derivs = [&](const Vec9& y, Svd32& sy, IsoDerivs& dm, IsoDerivs& ds) {
+        const Mat32 Fy = deformation_gradient(y, r);
+        sy = svd32(Fy);
+        ds = IsoDerivs{};
+        const double em = stvk ? membrane_stvk_derivs(Fy, sy, r, test::kMembrane, dm)
+                               : membrane_neo_hookean_derivs(Fy, sy, r, test::kMembrane, dm);
+        return em + strain_limit_add_derivs(Fy, sy, sp, ds);
+      };
+      Svd32 svd;
+      IsoDerivs dm, ds;
+      const double e = derivs(x, svd, dm, ds);
+      Vec9 g, gm, gs;
+      Mat9 H, Hp, Hm, Hs, Hmp, Hsp;
+      isotropic_pair_grad_hess(svd, dm, ds, r, &g, &H, false);
+      isotropic_pair_grad_hess(svd, dm, ds, r, nullptr, &Hp, true);
+      auto membrane = [&](Vec9* gg, Mat9* HH, bool project) {
+        return stvk ? membrane_stvk(x, r, test::kMembrane, gg, HH, project)
+                    : membrane_neo_hookean(x, r, test::kMembrane, gg, HH, project);
+      };
+      const double es = strain_limit(x, r, sp, &gs, &Hs, false);
+      ASSERT_GT(es, 0.0);
+      EXPECT_NEAR(e, membrane(&gm, &Hm, false) + es, 1e-14 * std::abs(e));
+      const double hn = (Hm + Hs).cwiseAbs().maxCoeff();
+      EXPECT_LE((g - gm - gs).cwiseAbs().maxCoeff(), 1e-12 * (gm + gs).cwiseAbs().maxCoeff());
+      EXPECT_LE((H - Hm - Hs).cwiseAbs().maxCoeff(), 1e-12 * hn);
+      test::check_fd<9>(
+          [&](const Vec9& y, Vec9* gg, Mat9* HH) {
+            Svd32 sy;
+            IsoDerivs a, b;
+            const double ey = derivs(y, sy, a, b);
+            if (gg || HH) isotropic_pair_grad_hess(sy, a, b, r, gg, HH, false);
+            return ey;
+          },
+          x, 1e-6);
+      membrane(nullptr, &Hmp, true);
+      strain_limit(x, r, sp, nullptr, &Hsp, true);
+      EXPECT_LE((Hp - Hmp - Hsp).cwiseAbs().maxCoeff(), 1e-12 * hn);
+      const Eigen::SelfAdjointEigenSolver<Mat9> ep(Hp), ex(H);
+      EXPECT_GE(ep.eigenvalues().minCoeff(), -1e-10 * hn);
+      if (ex.eigenvalues().minCoeff() < -1e-6 * hn)
+        ++indefinite;
+      else
+        EXPECT_LE((Hp - H).cwiseAbs().maxCoeff(), 1e-12 * hn);
+    }
+  }
+  EXPECT_GE(indefinite, 2);  // the compressed cases exercise the clamp
 }
 
 TEST(StrainLimit, ZeroBelowThreshold) {

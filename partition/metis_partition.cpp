@@ -10,16 +10,8 @@
 namespace weft {
 
 VertexGraph build_vertex_graph(int n, const std::vector<std::vector<int>>& elements) {
-  FlatElements flat;
-  for (const auto& e : elements) flat.add(e.data(), static_cast<int>(e.size()));
-  return build_vertex_graph(n, flat);
-}
-
-VertexGraph build_vertex_graph(int n, const FlatElements& elements) {
   return build_vertex_graph(n, [&](const ElementVisitor& visit) {
-    const long ne = elements.size();
-    for (long k = 0; k < ne; ++k)
-      visit(elements.vertices.data() + elements.start[k], static_cast<int>(elements.start[k + 1] - elements.start[k]));
+    for (const auto& e : elements) visit(e.data(), static_cast<int>(e.size()));
   });
 }
 

@@ -18,21 +18,6 @@ struct VertexGraph {
 // Graph of vertices joined when they share an element; `elements` are vertex tuples.
 VertexGraph build_vertex_graph(int num_vertices, const std::vector<std::vector<int>>& elements);
 
-// Elements as one flat list: element k is vertices[start[k], start[k + 1]). No per-element
-// allocation (a vector per element cost ~60 bytes each, ~9 elements per cloth vertex).
-struct FlatElements {
-  std::vector<long> start{0};
-  std::vector<int> vertices;
-  void add(const int* v, int arity) {
-    vertices.insert(vertices.end(), v, v + arity);
-    start.push_back(static_cast<long>(vertices.size()));
-  }
-  long size() const { return static_cast<long>(start.size()) - 1; }
-};
-// The same graph as above (rows ascending, no duplicates), built row by row: one int per
-// (vertex, element neighbour) incidence at most, instead of a sorted list of int pairs.
-VertexGraph build_vertex_graph(int num_vertices, const FlatElements& elements);
-
 // Elements handed over one by one (no flat copy of them all): `each(visit)` calls
 // visit(vertices, arity) once per element.
 using ElementVisitor = std::function<void(const int* vertices, int arity)>;

@@ -14,6 +14,7 @@
 #include "mesh/topology.hpp"
 #include "partition/coordinate_bisection.hpp"
 #include "partition/kinematic_owner.hpp"
+#include "parallel/even_share.hpp"
 #include "partition/metis_partition.hpp"
 
 namespace weft {
@@ -21,19 +22,6 @@ namespace {
 
 bool in_box(const Vec3& p, const PinSpec& pin) {
   return (p.array() >= pin.box_min.array()).all() && (p.array() <= pin.box_max.array()).all();
-}
-
-// Every rank's ints, concatenated in rank order, on every rank.
-std::vector<int> allgather_ints(const std::vector<int>& mine, MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  const int count = static_cast<int>(mine.size());
-  std::vector<int> counts(size), offsets(size + 1, 0);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
-  std::vector<int> all(offsets[size]);
-  MPI_Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), offsets.data(), MPI_INT, comm);
-  return all;
 }
 
 }  // namespace

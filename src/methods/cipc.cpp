@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/motion.hpp"
 #include "energy/registry.hpp"
+#include "parallel/even_share.hpp"
 #include "solver/ghosted_array.hpp"
 
 namespace weft {
@@ -226,14 +227,9 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
       sq0 += lag2;
     }
   }
-  int n_mine = static_cast<int>(mine.size());
-  std::vector<int> counts(lv_.ranks), displs(lv_.ranks, 0);
-  MPI_Allgather(&n_mine, 1, MPI_INT, counts.data(), 1, MPI_INT, lv_.comm);
-  int total = 0;
-  for (int r = 0; r < lv_.ranks; ++r) displs[r] = total, total += counts[r];
+  const std::vector<int> all = allgather_ints(mine, lv_.comm);
+  const int total = static_cast<int>(all.size());
   if (total == 0) return;
-  std::vector<int> all(total);
-  MPI_Allgatherv(mine.data(), n_mine, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, lv_.comm);
   for (int v : all) al_free_[v] = 1;
   MPI_Allreduce(MPI_IN_PLACE, &sq0, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
   al_->count = total;

@@ -1,5 +1,7 @@
 #include "parallel/even_share.hpp"
 
+#include <numeric>
+
 #include <stdexcept>
 
 namespace weft {
@@ -36,6 +38,18 @@ std::vector<double> gather_even_share(const std::vector<int>& index, const std::
   std::vector<double> share(static_cast<size_t>(hi - lo), 0.0);
   for (size_t i = 0; i < idx.size(); ++i) share[idx[i] - lo] = val[i];
   return share;
+}
+
+std::vector<int> allgather_ints(const std::vector<int>& mine, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int count = static_cast<int>(mine.size());
+  std::vector<int> counts(size), offsets(size + 1, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
+  std::vector<int> all(offsets[size]);
+  MPI_Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), offsets.data(), MPI_INT, comm);
+  return all;
 }
 
 }  // namespace weft

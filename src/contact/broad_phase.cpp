@@ -62,15 +62,21 @@ inline Box vertex_box(const Vec3& x, const Vec3* dx) {
   return b;
 }
 
-// A primitive's box: the union of its N vertices' boxes grown by r; lo[0] = inf if any
-// vertex box is not finite.
+// A primitive's box: the union of its N vertices' boxes (vertex_box of x, dx) grown by r;
+// lo[0] = inf if any vertex box is not finite. Vertex boxes are formed here rather than
+// kept per vertex: an array by vertex id would be sized by the surface, not by the rank's
+// active lists.
 template <int N>
-Box primitive_box(const std::vector<Box>& vbox, const std::array<int, N>& v, double r) {
-  Box b = vbox[v[0]];
-  for (int i = 1; i < N; ++i) unite(b, vbox[v[i]]);
+Box primitive_box(const Vec3* x, const Vec3* dx, const std::array<int, N>& v, double r) {
+  Box b = vertex_box(x[v[0]], dx ? &dx[v[0]] : nullptr);
+  bool ok = finite(b);
+  for (int i = 1; i < N; ++i) {
+    const Box c = vertex_box(x[v[i]], dx ? &dx[v[i]] : nullptr);
+    unite(b, c);
+    ok = ok && finite(c);
+  }
   grow(b, r);
-  for (int i = 0; i < N; ++i)
-    if (!finite(vbox[v[i]])) b.lo[0] = std::numeric_limits<double>::infinity();
+  if (!ok) b.lo[0] = std::numeric_limits<double>::infinity();
   return b;
 }
 
@@ -149,7 +155,8 @@ class LooseGrid {
  public:
   struct Entry {
     uint64_t key;
-    int id;
+    int slot;  // the primitive's position in its kind's list (index of the per-slot arrays)
+    int id;    // its surface index (vertex id, edge or triangle index)
     Box box;
   };
 
@@ -159,8 +166,8 @@ class LooseGrid {
     for (Level& l : levels_) l = Level{};
   }
 
-  // Stages primitive `id` with box b at `level`; returns its cell key.
-  uint64_t insert(int id, const Box& b, int level, const Frame& f) {
+  // Stages primitive `id` (at `slot` of its list) with box b at `level`; returns its cell key.
+  uint64_t insert(int slot, int id, const Box& b, int level, const Frame& f) {
     Level& l = levels_[level];
     level_mask_ |= 1u << level;
     ++l.count;
@@ -173,11 +180,11 @@ class LooseGrid {
       l.cmax[k] = std::max(l.cmax[k], c[k]);
     }
     const uint64_t key = cell_key(level, c[0], c[1], c[2]);
-    staged_.push_back({key, id});
+    staged_.push_back({key, slot, id});
     return key;
   }
 
-  // Builds the tables; boxes[id] = the box each staged id was inserted with. Each level has
+  // Builds the tables; boxes[slot] = the box each staged primitive was inserted with. Each level has
   // its own table (2^m >= its entries buckets), so the few coarse-level entries sit in a
   // small, cache-resident table that fine queries probe cheaply.
   void finish(const Frame& f, const std::vector<Box>& boxes) {
@@ -203,13 +210,17 @@ class LooseGrid {
     for (size_t b = 0; b < nb; ++b) start_[b + 1] += start_[b];
     entries_.resize(n);
     for (size_t i = 0; i < n; ++i)
-      entries_[start_[bucket_[i]]++] = {staged_[i].key, staged_[i].id, boxes[staged_[i].id]};
+      entries_[start_[bucket_[i]]++] = {staged_[i].key, staged_[i].slot, staged_[i].id, boxes[staged_[i].slot]};
     for (size_t b = nb; b > 0; --b) start_[b] = start_[b - 1];
     start_[0] = 0;
   }
 
   uint32_t level_mask() const { return level_mask_; }
   size_t size() const { return entries_.size(); }
+  size_t bytes() const {
+    return staged_.capacity() * sizeof(Staged) + entries_.capacity() * sizeof(Entry) +
+           (bucket_.capacity() + start_.capacity()) * sizeof(uint32_t);
+  }
 
   // visit(entry, level) for every stored primitive, at levels >= min_level, whose centre
   // cell is within the query box widened by that level's margin; each at most once.
@@ -259,7 +270,7 @@ class LooseGrid {
  private:
   struct Staged {
     uint64_t key;
-    int id;
+    int slot, id;
   };
   struct Level {
     size_t count = 0;
@@ -354,24 +365,27 @@ inline bool incident(const CollisionSurface& s, const int& a, const int& b) {
   return incident<KA, KB>(verts<KA>(s, a), verts<KB>(s, b), s.twin_ptr());
 }
 
-// The ids of a set: ids[i] for i in [begin, end), or i itself when ids is null.
-struct IdRange {
-  const int* ids;
+// A set's primitives as slots (positions in its kind's list): slots[i] for i in
+// [begin, end), or i itself when slots is null.
+struct SlotRange {
+  const int* slots;
   int begin, end;
-  int at(int i) const { return ids ? ids[i] : i; }
+  int at(int i) const { return slots ? slots[i] : i; }
 };
 
-IdRange ids_of(PrimitiveSet set, const CollisionSurface& s) {
-  switch (set) {
-    case PrimitiveSet::SurfacePoints: return {s.vertices.data(), 0, static_cast<int>(s.vertices.size())};
-    case PrimitiveSet::Triangles: return {nullptr, 0, static_cast<int>(s.triangles.size())};
-    case PrimitiveSet::Edges: return {nullptr, 0, static_cast<int>(s.edges.size())};
-    case PrimitiveSet::CodimPoints: return {s.codim_vertices.data(), 0, static_cast<int>(s.codim_vertices.size())};
-    case PrimitiveSet::Segments: return {nullptr, s.num_triangle_edges, static_cast<int>(s.edges.size())};
-    case PrimitiveSet::Particles: return {s.points.data(), 0, static_cast<int>(s.points.size())};
+// A kind's list: the ascending surface indices of the primitives a query may pair (the
+// active list, or every primitive of the surface); ids == null means slot i is index i.
+struct KindList {
+  const int* ids = nullptr;
+  int n = 0;
+  int id(int slot) const { return ids ? ids[slot] : slot; }
+  // The slot of surface index `id`, or -1 when the list does not hold it.
+  int slot_of(int id) const {
+    if (!ids) return id >= 0 && id < n ? id : -1;
+    const int* p = std::lower_bound(ids, ids + n, id);
+    return p != ids + n && *p == id ? static_cast<int>(p - ids) : -1;
   }
-  return {nullptr, 0, 0};
-}
+};
 
 template <class C>
 inline int first_of(const C& c) {
@@ -388,10 +402,16 @@ inline int second_of(const C& c) {
 
 }  // namespace
 
+// Every per-primitive array here is indexed by SLOT, the primitive's position in its kind's
+// list of this query (the rank's active lists: owned + contact halo), so a rank's broad
+// phase holds O(owned + halo) boxes, levels and flags, never arrays the length of the whole
+// surface (issue 20). Grid entries carry both the slot and the surface index.
 struct BroadPhase::Impl {
   // The inputs of one query, as the generic rule code reads them.
   struct Query {
     const CollisionSurface* s = nullptr;
+    const Vec3* x = nullptr;
+    const Vec3* dx = nullptr;               // swept queries
     const std::vector<char>* pf = nullptr;  // point filter (by vertex id)
     const std::vector<char>* ef = nullptr;  // edge filter (by edge index)
     const char* kv = nullptr;               // kinematic (by vertex id)
@@ -404,47 +424,47 @@ struct BroadPhase::Impl {
     int max_level = -1;  // (the A side) highest stored level above the B side's min_level
   };
 
-  std::vector<Box> vbox;          // raw vertex boxes, by vertex id
-  std::vector<Box> box[kKinds];   // grown boxes: points by vertex id, edges, triangles
+  // The lists of the last query (a copy of the active lists: the caller may change its own
+  // between a swept build and its updates), per kind.
+  KindList list[kKinds];
+  std::vector<int> snapshot[kKinds];
+  std::vector<Box> box[kKinds];       // grown boxes, by slot
   std::vector<uint8_t> level[kKinds];
   std::vector<uint64_t> key[kKinds];  // each primitive's own cell key (symmetric rules)
   std::vector<char> kin[kKinds];      // edges / triangles: all vertices kinematic
-  std::vector<uint8_t> vset;          // per vertex: bit 1 codim vertex, bit 2 particle
+  std::vector<uint8_t> vset;          // per vertex id: bit 1 codim vertex, bit 2 particle
+                                      // (only on a surface with rods or particles)
   SetGrids sets[kSets];
   Candidates tmp;
   std::vector<uint32_t> count;
   std::vector<double> sample;
   // Incremental updates (update_swept): the frame of the last swept build, whether its
   // grids are current (the A sides of asymmetric rules then hold every owned primitive),
-  // the primitives whose box changed since (their grid entries are stale: paired through
-  // grids of their own) and the vertex -> triangle / edge adjacency of that build's
-  // surface (CSR, built by the first update after the build).
+  // the primitives (slots) whose box changed since (their grid entries are stale: paired
+  // through grids of their own) and the vertex -> triangle / edge adjacency of the
+  // surface (CSR by surface index, built by the first update on that surface).
   Frame frame;
   double level_cap = 0.0;  // level_of's cap of that build
   bool updatable = false;
   double inflation = 0.0;
+  const CollisionSurface* built_on = nullptr;  // the surface of the last query
+  size_t built_nv = 0;                          // and its x's length
   std::vector<char> stale[kKinds];
-  std::vector<int> stale_list[kKinds], fresh[kKinds], moving;
-  std::vector<char> moved_v;
+  std::vector<int> stale_list[kKinds], fresh[kKinds];
   std::vector<int> vt_start, vt, ve_start, ve;
   bool adjacency_valid = false;
   const CollisionSurface* adjacency_of = nullptr;  // the surface the adjacency is of
   Query q;
-  // This query's primitives per set (the active lists, or the whole surface).
-  IdRange sel[kSets];
-  std::vector<int> codim_sel, particle_sel;  // active codim points / particles
-  // The ids whose raw vertex box (vfilled) or grown box and level (filled[kind]) may be
-  // finite: reset to "skip" at the next query, so that outside the active lists every
-  // array reads as it would for a non-finite position, at O(active) cost per query.
-  std::vector<int> vfilled, filled[kKinds];
-  std::vector<int> slot[kKinds];  // position of an active point / edge in its list (sorting)
+  // This query's primitives per set, as slots.
+  SlotRange sel[kSets];
+  std::vector<int> codim_sel, particle_sel;  // slots of the codim points / particles
   const CollisionSurface* vset_of = nullptr;  // the surface vset was built for
   size_t vset_counts[2] = {0, 0};
 
   template <Kind K>
-  bool is_kin(int id) const {
+  bool is_kin(int slot, int id) const {
     if constexpr (K == kPoint) return q.kv && q.kv[id];
-    else return kin[K][id];
+    else return kin[K][slot];
   }
   template <Kind K>
   const char* filter() const {
@@ -463,6 +483,20 @@ struct BroadPhase::Impl {
     }
     return false;
   }
+  // The grown box of primitive `id` of kind K at the query's positions.
+  template <Kind K>
+  Box box_of(int id, double inflation) const {
+    const CollisionSurface& s = *q.s;
+    if constexpr (K == kPoint) {
+      Box b = vertex_box(q.x[id], q.dx ? &q.dx[id] : nullptr);
+      grow(b, 0.5 * (inflation + s.vertex_offset(id)));
+      return b;
+    } else if constexpr (K == kEdge) {
+      return primitive_box<2>(q.x, q.dx, s.edges[id], 0.5 * (inflation + s.edge_offset(id)));
+    } else {
+      return primitive_box<3>(q.x, q.dx, s.triangles[id], 0.5 * (inflation + s.triangle_offset(id)));
+    }
+  }
 
   // ---- one rule's grids. Asymmetric (A, B): every B primitive is stored; the A primitives
   // (owned) that some finer B primitive must find (or all of them in a swept build, for
@@ -471,36 +505,37 @@ struct BroadPhase::Impl {
   void build_grids(const PairRule& r, const Frame& f) {
     SetGrids& A = sets[set_index(r.a)];
     for (LooseGrid& g : A.grid) g.clear();
-    const IdRange ia = sel[set_index(r.a)];
+    const SlotRange ia = sel[set_index(r.a)];
+    const KindList& la_list = list[KA];
     if (r.a == r.b) {
       if (ia.end > ia.begin) key[KA].resize(box[KA].size());
       for (int i = ia.begin; i < ia.end; ++i) {
-        const int id = ia.at(i);
-        if (level[KA][id] == kSkip) continue;
-        key[KA][id] = A.grid[is_kin<KA>(id) ? 1 : 0].insert(id, box[KA][id], level[KA][id], f);
+        const int a = ia.at(i), id = la_list.id(a);
+        if (level[KA][a] == kSkip) continue;
+        key[KA][a] = A.grid[is_kin<KA>(a, id) ? 1 : 0].insert(a, id, box[KA][a], level[KA][a], f);
       }
       for (LooseGrid& g : A.grid) g.finish(f, box[KA]);
       return;
     }
     SetGrids& B = sets[set_index(r.b)];
     for (LooseGrid& g : B.grid) g.clear();
-    const IdRange ib = sel[set_index(r.b)];
+    const SlotRange ib = sel[set_index(r.b)];
     B.min_level = kMaxLevel + 1;
     for (int i = ib.begin; i < ib.end; ++i) {
-      const int id = ib.at(i);
-      const int l = level[KB][id];
+      const int b = ib.at(i), id = list[KB].id(b);
+      const int l = level[KB][b];
       if (l == kSkip) continue;
       B.min_level = std::min(B.min_level, l);
-      B.grid[is_kin<KB>(id) ? 1 : 0].insert(id, box[KB][id], l, f);
+      B.grid[is_kin<KB>(b, id) ? 1 : 0].insert(b, id, box[KB][b], l, f);
     }
     for (LooseGrid& g : B.grid) g.finish(f, box[KB]);
     const char* fa = filter<KA>();
     A.max_level = -1;
     for (int i = ia.begin; i < ia.end; ++i) {
-      const int id = ia.at(i);
-      const int l = level[KA][id];
+      const int a = ia.at(i), id = la_list.id(a);
+      const int l = level[KA][a];
       if (l == kSkip || (fa && !fa[id]) || !(l > B.min_level || q.swept)) continue;
-      A.grid[is_kin<KA>(id) ? 1 : 0].insert(id, box[KA][id], l, f);
+      A.grid[is_kin<KA>(a, id) ? 1 : 0].insert(a, id, box[KA][a], l, f);
       if (l > B.min_level) A.max_level = std::max(A.max_level, l);
     }
     for (LooseGrid& g : A.grid) g.finish(f, box[KA]);
@@ -516,30 +551,33 @@ struct BroadPhase::Impl {
   // queries the dynamic grid at strictly coarser levels only. So every pair is met from its
   // finer primitive, a dynamic-kinematic pair of equal levels from the dynamic one. The
   // pair's owner is its smaller id.
+  // Pairs are emitted as (slot of the first primitive, surface index of the second): the
+  // sort below orders them by slot, which is the order by index (lists are ascending),
+  // over a range of the list's length, and then turns the slot into the index.
   template <Kind KA, Kind KB, class Cand>
   void find_pairs(const PairRule& r, const Frame& f, std::vector<Cand>& out, size_t& cross) {
     const CollisionSurface& s = *q.s;
     const SetGrids& A = sets[set_index(r.a)];
-    const IdRange ia = sel[set_index(r.a)];
+    const SlotRange ia = sel[set_index(r.a)];
     const char* fa = filter<KA>();
     if (r.a == r.b) {
       for (int i = ia.begin; i < ia.end; ++i) {
-        const int a = ia.at(i);
-        const int la = level[KA][a];
+        const int as = ia.at(i), a = list[KA].id(as);
+        const int la = level[KA][as];
         if (la == kSkip) continue;
-        const Box& ab = box[KA][a];
+        const Box& ab = box[KA][as];
         const int* va = verts<KA>(s, a);
-        const uint64_t own_key = key[KA][a];
+        const uint64_t own_key = key[KA][as];
         auto visit = [&](const LooseGrid::Entry& en, int lev) {
           const int b = en.id;
           const int lo = std::min(a, b);
           if (fa && !fa[lo]) return;
           if (!overlap(ab, en.box)) return;
           if (incident<KA, KA>(va, verts<KA>(s, en.id), s.twin_ptr())) return;
-          out.push_back(Cand{lo, a + b - lo});
+          out.push_back(Cand{a < b ? as : en.slot, a + b - lo});
           if (lev != la) ++cross;
         };
-        if (is_kin<KA>(a)) {
+        if (is_kin<KA>(as, a)) {
           A.grid[0].query(ab, f, la + 1, kNoKey, visit);
           continue;
         }
@@ -553,31 +591,31 @@ struct BroadPhase::Impl {
     }
     const SetGrids& B = sets[set_index(r.b)];
     for (int i = ia.begin; i < ia.end; ++i) {
-      const int a = ia.at(i);
-      if ((fa && !fa[a]) || level[KA][a] == kSkip) continue;
-      const Box& ab = box[KA][a];
+      const int as = ia.at(i), a = list[KA].id(as);
+      if ((fa && !fa[a]) || level[KA][as] == kSkip) continue;
+      const Box& ab = box[KA][as];
       const int* va = verts<KA>(s, a);
-      const int grids = is_kin<KA>(a) ? 1 : 2;
+      const int grids = is_kin<KA>(as, a) ? 1 : 2;
       for (int g = 0; g < grids; ++g)
-        B.grid[g].query(ab, f, level[KA][a], kNoKey, [&](const LooseGrid::Entry& e, int) {
+        B.grid[g].query(ab, f, level[KA][as], kNoKey, [&](const LooseGrid::Entry& e, int) {
           if (!overlap(ab, e.box)) return;
           if (incident<KA, KB>(va, verts<KB>(s, e.id), s.twin_ptr())) return;
-          out.push_back(Cand{a, e.id});
+          out.push_back(Cand{as, e.id});
         });
     }
     if (A.max_level < 0) return;
-    const IdRange ib = sel[set_index(r.b)];
+    const SlotRange ib = sel[set_index(r.b)];
     for (int i = ib.begin; i < ib.end; ++i) {
-      const int b = ib.at(i);
-      if (level[KB][b] >= A.max_level) continue;
-      const Box& bb = box[KB][b];
+      const int bs = ib.at(i), b = list[KB].id(bs);
+      if (level[KB][bs] >= A.max_level) continue;
+      const Box& bb = box[KB][bs];
       const int* vb = verts<KB>(s, b);
-      const int grids = is_kin<KB>(b) ? 1 : 2;
+      const int grids = is_kin<KB>(bs, b) ? 1 : 2;
       for (int g = 0; g < grids; ++g)
-        A.grid[g].query(bb, f, level[KB][b] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
+        A.grid[g].query(bb, f, level[KB][bs] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
           if (!overlap(bb, e.box)) return;
           if (incident<KA, KB>(verts<KA>(s, e.id), vb, s.twin_ptr())) return;
-          out.push_back(Cand{e.id, b});
+          out.push_back(Cand{e.slot, b});
           ++cross;
         });
     }
@@ -585,7 +623,7 @@ struct BroadPhase::Impl {
 
   // ---- update_swept's pairs of one rule: each moving primitive (of the rule's sets)
   // against the up-to-date entries of the stored grids of the other side (their stale ones
-  // skipped) and against that side's stale grid.
+  // skipped) and against that side's stale grid. Emits surface indices.
   template <Kind KA, Kind KB, class Cand>
   void update_pairs(const PairRule& r, const Frame& f, std::vector<Cand>& added) {
     const CollisionSurface& s = *q.s;
@@ -600,7 +638,8 @@ struct BroadPhase::Impl {
         if (!q.kv[vb[i]]) return false;
       return true;
     };
-    auto try_pair = [&](int a, int b) {
+    // (a, b): surface indices; as, bs: their slots
+    auto try_pair = [&](int as, int a, int bs, int b) {
       int lo = a, hi = b;
       if (r.a == r.b) {
         if (a == b) return;
@@ -608,7 +647,7 @@ struct BroadPhase::Impl {
       }
       if (fa && !fa[lo]) return;
       if (incident<KA, KB>(s, a, b)) return;
-      const Box &ab = box[KA][a], &bb = box[KB][b];
+      const Box &ab = box[KA][as], &bb = box[KB][bs];
       if (!finite(ab) || !finite(bb) || !overlap(ab, bb)) return;
       if (all_kin(a, b)) return;
       added.push_back(Cand{lo, hi});
@@ -619,19 +658,21 @@ struct BroadPhase::Impl {
       constexpr Kind KO = K == KA ? KB : KA;
       const SetGrids& o = sets[set_index(other)];
       const std::vector<char>& ostale = stale[KO];
-      for (int a : fresh[K]) {
-        if (!member(set, a) || !finite(box[K][a])) continue;
-        auto visit = [&](const LooseGrid::Entry& e, int) { try_ab(a, e.id); };
+      for (int as : fresh[K]) {
+        const int a = list[K].id(as);
+        if (!member(set, a) || !finite(box[K][as])) continue;
+        auto visit = [&](const LooseGrid::Entry& e, int) { try_ab(as, a, e.slot, e.id); };
         for (const LooseGrid& g : o.grid)
-          g.query(box[K][a], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int lev) {
-            if (!ostale[e.id]) visit(e, lev);
+          g.query(box[K][as], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int lev) {
+            if (!ostale[e.slot]) visit(e, lev);
           });
-        o.stale.query(box[K][a], f, 0, kNoKey, visit);
+        o.stale.query(box[K][as], f, 0, kNoKey, visit);
       }
     };
     pair_moving(std::integral_constant<Kind, KA>{}, r.a, r.b, try_pair);
     if (r.a != r.b)
-      pair_moving(std::integral_constant<Kind, KB>{}, r.b, r.a, [&](int b, int a) { try_pair(a, b); });
+      pair_moving(std::integral_constant<Kind, KB>{}, r.b, r.a,
+                  [&](int bs, int b, int as, int a) { try_pair(as, a, bs, b); });
   }
 };
 
@@ -695,11 +736,10 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   if (m.adjacency_of != &s || m.vt_start.size() != nv + 1 || m.vt.size() != 3 * size_t(nt) ||
       m.ve.size() != 2 * size_t(ne))
     m.adjacency_valid = false;
-  for (int k = 0; k < kKinds; ++k) {
-    for (int p : m.stale_list[k]) m.stale[k][p] = 0;
-    m.stale_list[k].clear();
-  }
-  m.q = Impl::Query{&s, pf, ef, kin ? kin->data() : nullptr, dx != nullptr};
+  for (int k = 0; k < kKinds; ++k) m.stale_list[k].clear();
+  m.q = Impl::Query{&s, x.data(), dx ? dx->data() : nullptr, pf, ef, kin ? kin->data() : nullptr, dx != nullptr};
+  m.built_on = &s;
+  m.built_nv = nv;
   // Per-vertex set membership depends on the surface only: built once per surface.
   if (m.vset_of != &s || m.vset.size() != (s.codim_vertices.empty() ? 0 : nv) ||
       m.vset_counts[0] != s.codim_vertices.size() || m.vset_counts[1] != s.points.size()) {
@@ -710,101 +750,75 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     m.vset_counts[0] = s.codim_vertices.size(), m.vset_counts[1] = s.points.size();
   }
 
-  // ---- boxes, over the active lists (or every primitive). Arrays keep their full length
-  // (ids index them); entries outside the lists read as "non-finite" (see vfilled).
-  std::vector<Box>&pbox = m.box[kPoint], &tbox = m.box[kTri], &ebox = m.box[kEdge];
-  const double inf = std::numeric_limits<double>::infinity();
-  Box skip_box{{inf, inf, inf}, {inf, inf, inf}};
-  auto fit = [&](std::vector<Box>& b, std::vector<uint8_t>& l, size_t n) {
-    if (b.size() != n) b.assign(n, skip_box);
-    if (l.size() != n) l.assign(n, kSkip);
-  };
-  if (m.vbox.size() != nv) m.vbox.assign(nv, skip_box);
-  fit(pbox, m.level[kPoint], nv);
-  fit(tbox, m.level[kTri], nt);
-  fit(ebox, m.level[kEdge], ne);
-  for (int v : m.vfilled) m.vbox[v] = skip_box, pbox[v] = skip_box, m.level[kPoint][v] = kSkip;
-  for (int k : {kTri, kEdge})
-    for (int p : m.filled[k]) m.box[k][p] = skip_box, m.level[k][p] = kSkip;
-  m.vfilled.clear();
-  for (std::vector<int>& f : m.filled) f.clear();
-  const std::vector<int>* plist = &s.vertices;
+  // ---- this query's lists (a copy of the active lists, or the whole surface's) and sets
   if (act) {
-    plist = &act->points;
-    m.filled[kTri] = act->triangles;
-    m.filled[kEdge] = act->edges;
-    m.vfilled = act->points;
-    // the other sets' lists: codim points and particles among the active points, the
-    // segments a suffix of the (ascending) active edges
-    m.codim_sel.clear();
-    m.particle_sel.clear();
-    if (!m.vset.empty())
-      for (int v : act->points) {
-        if (m.vset[v] & 1u) m.codim_sel.push_back(v);
-        if (m.vset[v] & 2u) m.particle_sel.push_back(v);
-      }
-    const int ntri = static_cast<int>(act->triangles.size()), nedge = static_cast<int>(act->edges.size());
-    const int first_seg = static_cast<int>(
-        std::lower_bound(act->edges.begin(), act->edges.end(), s.num_triangle_edges) - act->edges.begin());
-    m.sel[set_index(PrimitiveSet::SurfacePoints)] = {act->points.data(), 0, static_cast<int>(act->points.size())};
-    m.sel[set_index(PrimitiveSet::Triangles)] = {act->triangles.data(), 0, ntri};
-    m.sel[set_index(PrimitiveSet::Edges)] = {act->edges.data(), 0, nedge};
-    m.sel[set_index(PrimitiveSet::CodimPoints)] = {m.codim_sel.data(), 0, static_cast<int>(m.codim_sel.size())};
-    m.sel[set_index(PrimitiveSet::Segments)] = {act->edges.data(), first_seg, nedge};
-    m.sel[set_index(PrimitiveSet::Particles)] = {m.particle_sel.data(), 0, static_cast<int>(m.particle_sel.size())};
-    for (int k : {kPoint, kEdge}) m.slot[k].resize(k == kPoint ? nv : size_t(ne));
-    for (size_t i = 0; i < act->points.size(); ++i) m.slot[kPoint][act->points[i]] = static_cast<int>(i);
-    for (size_t i = 0; i < act->edges.size(); ++i) m.slot[kEdge][act->edges[i]] = static_cast<int>(i);
+    m.snapshot[kPoint] = act->points;
+    m.snapshot[kEdge] = act->edges;
+    m.snapshot[kTri] = act->triangles;
+    for (int k = 0; k < kKinds; ++k) m.list[k] = {m.snapshot[k].data(), static_cast<int>(m.snapshot[k].size())};
   } else {
-    m.vfilled = s.vertices;
-    for (int k : {kTri, kEdge}) {
-      m.filled[k].resize(m.box[k].size());
-      for (size_t i = 0; i < m.filled[k].size(); ++i) m.filled[k][i] = static_cast<int>(i);
+    for (std::vector<int>& l : m.snapshot) l.clear();
+    m.list[kPoint] = {s.vertices.data(), static_cast<int>(s.vertices.size())};
+    m.list[kEdge] = {nullptr, ne};
+    m.list[kTri] = {nullptr, nt};
+  }
+  const KindList &pl = m.list[kPoint], &el = m.list[kEdge], &tl = m.list[kTri];
+  m.codim_sel.clear();
+  m.particle_sel.clear();
+  if (!m.vset.empty())
+    for (int i = 0; i < pl.n; ++i) {
+      const uint8_t bits = m.vset[pl.id(i)];
+      if (bits & 1u) m.codim_sel.push_back(i);
+      if (bits & 2u) m.particle_sel.push_back(i);
     }
-    for (int si = 0; si < kSets; ++si) m.sel[si] = ids_of(static_cast<PrimitiveSet>(si), s);
-  }
-  const IdRange tsel = m.sel[set_index(PrimitiveSet::Triangles)], esel = m.sel[set_index(PrimitiveSet::Edges)];
+  // segments: a suffix of the (ascending) edge list
+  const int first_seg = el.ids ? static_cast<int>(std::lower_bound(el.ids, el.ids + el.n, s.num_triangle_edges) - el.ids)
+                               : std::min(s.num_triangle_edges, el.n);
+  m.sel[set_index(PrimitiveSet::SurfacePoints)] = {nullptr, 0, pl.n};
+  m.sel[set_index(PrimitiveSet::Triangles)] = {nullptr, 0, tl.n};
+  m.sel[set_index(PrimitiveSet::Edges)] = {nullptr, 0, el.n};
+  m.sel[set_index(PrimitiveSet::CodimPoints)] = {m.codim_sel.data(), 0, static_cast<int>(m.codim_sel.size())};
+  m.sel[set_index(PrimitiveSet::Segments)] = {nullptr, first_seg, el.n};
+  m.sel[set_index(PrimitiveSet::Particles)] = {m.particle_sel.data(), 0, static_cast<int>(m.particle_sel.size())};
+
+  // ---- boxes, by slot
+  const double inf = std::numeric_limits<double>::infinity();
   Box scene{{inf, inf, inf}, {-inf, -inf, -inf}};
-  for (int v : *plist) {
-    m.vbox[v] = vertex_box(x[v], dx ? &(*dx)[v] : nullptr);
-    Box& p = pbox[v];
-    p = m.vbox[v];
-    grow(p, 0.5 * (inflation + s.vertex_offset(v)));
-    if (finite(p)) unite(scene, p);
-  }
-  for (int i = tsel.begin; i < tsel.end; ++i) {
-    const int t = tsel.at(i);
-    tbox[t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset(t)));
-    if (finite(tbox[t])) unite(scene, tbox[t]);
-  }
-  for (int i = esel.begin; i < esel.end; ++i) {
-    const int e = esel.at(i);
-    ebox[e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset(e)));
-    if (finite(ebox[e])) unite(scene, ebox[e]);
-  }
-  stats_.boxed = plist->size() + size_t(tsel.end - tsel.begin) + size_t(esel.end - esel.begin);
+  auto boxes = [&](auto kind) {
+    constexpr Kind K = decltype(kind)::value;
+    const KindList& l = m.list[K];
+    std::vector<Box>& b = m.box[K];
+    b.resize(l.n);
+    for (int i = 0; i < l.n; ++i) {
+      b[i] = m.template box_of<K>(l.id(i), inflation);
+      if (finite(b[i])) unite(scene, b[i]);
+    }
+  };
+  boxes(std::integral_constant<Kind, kPoint>{});
+  boxes(std::integral_constant<Kind, kTri>{});
+  boxes(std::integral_constant<Kind, kEdge>{});
+  stats_.boxed = size_t(pl.n) + size_t(tl.n) + size_t(el.n);
   if (s.vertices.empty()) return;
 
   // ---- grid frame: base cell h from the typical (median) edge-box extent (triangle-box
-  // without edges, point-box without either), estimated on an evenly spaced sample (robust
-  // to a few huge or stretched primitives, unlike the mean); kept >= span / 2^18 so that
-  // base-level cell coordinates never clamp in a sane scene.
+  // without edges, point-box without either), estimated on an evenly spaced sample of the
+  // listed primitives (robust to a few huge or stretched primitives, unlike the mean);
+  // kept >= span / 2^18 so that base-level cell coordinates never clamp in a sane scene.
   double typical = 0.0;
   {
     m.sample.clear();
-    auto sample_of = [&](size_t n, auto&& box_at) {
+    auto sample_of = [&](const std::vector<Box>& b) {
+      const size_t n = b.size();
       const size_t stride = std::max<size_t>(1, n / kSample);
-      for (size_t i = 0; i < n; i += stride) {
-        const Box& b = box_at(i);
-        if (finite(b)) m.sample.push_back(extent(b));
-      }
+      for (size_t i = 0; i < n; i += stride)
+        if (finite(b[i])) m.sample.push_back(extent(b[i]));
     };
     if (ne > 0)
-      sample_of(ebox.size(), [&](size_t i) -> const Box& { return ebox[i]; });
+      sample_of(m.box[kEdge]);
     else if (nt > 0)
-      sample_of(tbox.size(), [&](size_t i) -> const Box& { return tbox[i]; });
+      sample_of(m.box[kTri]);
     else
-      sample_of(s.vertices.size(), [&](size_t i) -> const Box& { return pbox[s.vertices[i]]; });
+      sample_of(m.box[kPoint]);
     if (!m.sample.empty()) {
       auto mid = m.sample.begin() + m.sample.size() / 2;
       std::nth_element(m.sample.begin(), mid, m.sample.end());
@@ -831,21 +845,21 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   // grids of their own ([1]; the rest in [0]): an obstacle never looks for pairs among
   // obstacles, which are never reported, so a scene with a large obstacle pays for its
   // contacts with the cloth only.
-  m.kin[kTri].resize(nt, 0);
-  m.kin[kEdge].resize(ne, 0);
-  for (int i = tsel.begin; i < tsel.end; ++i) {
-    const int t = tsel.at(i);
-    const Tri& tri = s.triangles[t];
-    m.kin[kTri][t] = kin && (*kin)[tri[0]] && (*kin)[tri[1]] && (*kin)[tri[2]];
+  m.kin[kTri].resize(tl.n);
+  m.kin[kEdge].resize(el.n);
+  for (int i = 0; i < tl.n; ++i) {
+    const Tri& tri = s.triangles[tl.id(i)];
+    m.kin[kTri][i] = kin && (*kin)[tri[0]] && (*kin)[tri[1]] && (*kin)[tri[2]];
   }
-  for (int i = esel.begin; i < esel.end; ++i) {
-    const int e = esel.at(i);
-    m.kin[kEdge][e] = kin && (*kin)[s.edges[e][0]] && (*kin)[s.edges[e][1]];
+  for (int i = 0; i < el.n; ++i) {
+    const Edge& e = s.edges[el.id(i)];
+    m.kin[kEdge][i] = kin && (*kin)[e[0]] && (*kin)[e[1]];
   }
-  auto level_for = [&](const Box& b) { return finite(b) ? static_cast<uint8_t>(level_of(extent(b), cap)) : kSkip; };
-  for (int v : *plist) m.level[kPoint][v] = level_for(pbox[v]);
-  for (int i = tsel.begin; i < tsel.end; ++i) m.level[kTri][tsel.at(i)] = level_for(tbox[tsel.at(i)]);
-  for (int i = esel.begin; i < esel.end; ++i) m.level[kEdge][esel.at(i)] = level_for(ebox[esel.at(i)]);
+  for (int k = 0; k < kKinds; ++k) {
+    m.level[k].resize(m.box[k].size());
+    for (size_t i = 0; i < m.box[k].size(); ++i)
+      m.level[k][i] = finite(m.box[k][i]) ? static_cast<uint8_t>(level_of(extent(m.box[k][i]), cap)) : kSkip;
+  }
 
   // ---- grids and pairs, rule by rule (candidates.hpp, kPairRules)
   for_each_rule([&](auto, auto ka, auto kb, const PairRule& r) {
@@ -862,29 +876,45 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
                                                                      stats_.cross_level_pairs);
   });
 
-  // ---- deterministic order: by the first id, then the second
+  // ---- deterministic order: by the first id, then the second. The first entries are
+  // slots until here: a counting sort over the list's length, O(pairs + active), then
+  // slot -> index (the same order, lists being ascending).
   for_each_rule([&](auto kind, auto ka, auto, const PairRule&) {
     constexpr PairKind K = decltype(kind)::value;
     auto& v = out.get<K>();
     using C = typename std::decay_t<decltype(v)>::value_type;
-    // With active lists the counting sort runs over the first ids' positions in their
-    // (ascending) list: the same order, O(pairs + active) instead of O(surface).
     constexpr Kind KF = decltype(ka)::value == kPoint ? kPoint : kEdge;
-    const int* sl = act ? m.slot[KF].data() : nullptr;
-    const size_t range = act ? (KF == kPoint ? act->points.size() : act->edges.size())
-                             : (KF == kPoint ? nv : size_t(ne));
-    sort_pairs(v, m.tmp.get<K>(), m.count, range, [sl](const C& c) { return sl ? sl[first_of(c)] : first_of(c); },
+    const KindList& l = m.list[KF];
+    sort_pairs(v, m.tmp.get<K>(), m.count, size_t(l.n), [](const C& c) { return first_of(c); },
                [](const C& c) { return second_of(c); });
+    if (l.ids)
+      for (C& c : v) {
+        auto& [a, b] = c;
+        (void)b;
+        a = l.ids[a];
+      }
   });
   if (dx) {
     m.frame = f;
     m.level_cap = cap;
     m.inflation = inflation;
     m.updatable = true;
-    m.stale[kPoint].resize(nv, 0);
-    m.stale[kTri].resize(nt, 0);
-    m.stale[kEdge].resize(ne, 0);
+    for (int k = 0; k < kKinds; ++k) m.stale[k].assign(m.box[k].size(), 0);
   }
+}
+
+size_t BroadPhase::memory_bytes() const {
+  if (!impl_) return 0;
+  const Impl& m = *impl_;
+  auto b = [](const auto& v) { return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+  size_t n = sizeof(Impl) + b(m.vset) + b(m.sample) + b(m.count) + b(m.codim_sel) + b(m.particle_sel) + b(m.vt_start) +
+             b(m.vt) + b(m.ve_start) + b(m.ve);
+  for (int k = 0; k < kKinds; ++k)
+    n += b(m.snapshot[k]) + b(m.box[k]) + b(m.level[k]) + b(m.key[k]) + b(m.kin[k]) + b(m.stale[k]) +
+         b(m.stale_list[k]) + b(m.fresh[k]);
+  for (const Impl::SetGrids& g : m.sets) n += g.grid[0].bytes() + g.grid[1].bytes() + g.stale.bytes();
+  for_each_pair_kind([&](auto kind) { n += b(m.tmp.get<decltype(kind)::value>()); });
+  return n;
 }
 
 bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
@@ -896,13 +926,12 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   const size_t nv = x.size();
   const int nt = static_cast<int>(s.triangles.size());
   const int ne = static_cast<int>(s.edges.size());
-  if (!m.updatable || dx.size() != nv || m.vbox.size() != nv || m.box[kTri].size() != size_t(nt) ||
-      m.box[kEdge].size() != size_t(ne) || inflation != m.inflation)
+  if (!m.updatable || m.built_on != &s || m.built_nv != nv || dx.size() != nv || inflation != m.inflation)
     return false;
   require(!pf || pf->size() == nv, "point_filter size != number of vertices");
   require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
-  m.q = Impl::Query{&s, pf, ef, kin ? kin->data() : nullptr, true};
+  m.q = Impl::Query{&s, x.data(), dx.data(), pf, ef, kin ? kin->data() : nullptr, true};
 
   // ---- adjacency of the build's surface (the caller passes that same surface); it depends
   // on the surface only, so it is built once
@@ -923,21 +952,30 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     m.adjacency_of = &s;
   }
 
-  // ---- the primitives that move now (fresh[kind]), with their new boxes
-  m.moved_v.resize(nv, 0);
+  // ---- the primitives that move now (fresh[kind], slots), with their new boxes. A moved
+  // vertex the build's lists do not hold (the caller's lists grew since) cannot be placed
+  // in the stored arrays: a full build is due.
   for (std::vector<int>& l : m.fresh) l.clear();
   for (int v : moved) {
     require(v >= 0 && size_t(v) < nv, "moved vertex id out of range");
-    if (m.moved_v[v]) continue;
-    m.moved_v[v] = 1;
-    if (s.vertex_object[v] >= 0) m.fresh[kPoint].push_back(v);  // (a surface point)
-    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.fresh[kTri].push_back(m.vt[j]);
-    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j) m.fresh[kEdge].push_back(m.ve[j]);
+    const int ps = m.list[kPoint].slot_of(v);
+    if (ps >= 0) {
+      m.fresh[kPoint].push_back(ps);
+    } else if (s.vertex_object[v] >= 0) {
+      return false;
+    }
+    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) {
+      const int ts = m.list[kTri].slot_of(m.vt[j]);
+      if (ts >= 0) m.fresh[kTri].push_back(ts);
+    }
+    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j) {
+      const int es = m.list[kEdge].slot_of(m.ve[j]);
+      if (es >= 0) m.fresh[kEdge].push_back(es);
+    }
   }
-  for (int v : moved) m.moved_v[v] = 0;
-  for (int k : {kTri, kEdge}) {
-    std::sort(m.fresh[k].begin(), m.fresh[k].end());
-    m.fresh[k].erase(std::unique(m.fresh[k].begin(), m.fresh[k].end()), m.fresh[k].end());
+  for (std::vector<int>& l : m.fresh) {
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
   }
   size_t fresh = 0, stale = 0;
   for (int k = 0; k < kKinds; ++k) {
@@ -948,17 +986,9 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   if (stale + fresh > max_stale) return false;
 
   // the boxes exactly as run() forms them
-  for (int v : m.fresh[kPoint]) {
-    m.vfilled.push_back(v);  // (reset by the next query, like the active ones)
-    m.vbox[v] = vertex_box(x[v], &dx[v]);
-    m.box[kPoint][v] = m.vbox[v];
-    grow(m.box[kPoint][v], 0.5 * (inflation + s.vertex_offset(v)));
-  }
-  for (int k : {kTri, kEdge}) m.filled[k].insert(m.filled[k].end(), m.fresh[k].begin(), m.fresh[k].end());
-  for (int t : m.fresh[kTri])
-    m.box[kTri][t] = primitive_box<3>(m.vbox, s.triangles[t], 0.5 * (inflation + s.triangle_offset(t)));
-  for (int e : m.fresh[kEdge])
-    m.box[kEdge][e] = primitive_box<2>(m.vbox, s.edges[e], 0.5 * (inflation + s.edge_offset(e)));
+  for (int p : m.fresh[kPoint]) m.box[kPoint][p] = m.box_of<kPoint>(m.list[kPoint].id(p), inflation);
+  for (int p : m.fresh[kTri]) m.box[kTri][p] = m.box_of<kTri>(m.list[kTri].id(p), inflation);
+  for (int p : m.fresh[kEdge]) m.box[kEdge][p] = m.box_of<kEdge>(m.list[kEdge].id(p), inflation);
   for (int k = 0; k < kKinds; ++k)
     for (int p : m.fresh[k])
       if (!m.stale[k][p]) m.stale[k][p] = 1, m.stale_list[k].push_back(p);
@@ -972,9 +1002,11 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     const Kind k = kind_of(set);
     LooseGrid& g = m.sets[si].stale;
     g.clear();
-    for (int id : m.stale_list[k])
-      if (m.member(set, id) && finite(m.box[k][id]))
-        g.insert(id, m.box[k][id], level_of(extent(m.box[k][id]), m.level_cap), f);
+    for (int p : m.stale_list[k]) {
+      const int id = m.list[k].id(p);
+      if (m.member(set, id) && finite(m.box[k][p]))
+        g.insert(p, id, m.box[k][p], level_of(extent(m.box[k][p]), m.level_cap), f);
+    }
     g.finish(f, m.box[k]);
   }
   for_each_rule([&](auto kind, auto ka, auto kb, const PairRule& r) {

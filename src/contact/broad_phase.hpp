@@ -65,9 +65,10 @@ namespace weft {
 // "Distributed model"): every primitive outside the lists is treated as one with a
 // non-finite box, so a query reports exactly the pairs it reports on positions that are
 // NaN outside the listed vertices, while its loops run over the lists only (O(owned +
-// halo), never O(surface)). points: surface vertex ids; edges: edge indices (triangle
-// edges and segments); triangles: triangle indices. Every vertex of a listed edge or
-// triangle must be a listed point.
+// halo), never O(surface)), and its arrays (boxes, levels, flags) are indexed by position
+// in these lists, so their length is the rank's, not the surface's. points: surface vertex
+// ids; edges: edge indices (triangle edges and segments); triangles: triangle indices.
+// Every vertex of a listed edge or triangle must be a listed point.
 struct ActivePrimitives {
   std::vector<int> points, edges, triangles;
 };
@@ -114,8 +115,10 @@ class BroadPhase {
   // grid entries are out of date) are skipped in the stored grids and found instead in
   // small grids of their own rebuilt per update, so an update costs O(stale + moved
   // primitives + pairs found). Returns false, changing nothing, when there is no
-  // find_swept to update (a find_proximity ran since) or when more than max(256, 1/8 of
-  // the primitives) would be stale — then call find_swept. Used for the skin sets of
+  // find_swept to update (a find_proximity ran since), when a moved surface vertex was not
+  // in that call's active lists (the caller's lists grew since: the stored arrays, indexed
+  // by list position, have no room for it) or when more than max(256, 1/8 of the
+  // primitives) would be stale — then call find_swept. Used for the skin sets of
   // landing cloth, where a Newton step leaves a few vertices outside the boxes the set was
   // built with (drape_default: 1-300 of 6.7K).
   bool update_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
@@ -123,6 +126,10 @@ class BroadPhase {
                     const std::vector<char>* kinematic, const std::vector<int>& moved, Candidates& added);
 
   const Stats& last_stats() const { return stats_; }
+  // Bytes this object holds (its arrays' capacities): with active lists, O(listed
+  // primitives) after any query, never O(surface); the vertex -> primitive adjacency that
+  // update_swept builds on its first call is by surface index (O(surface), built once).
+  size_t memory_bytes() const;
 
   // Later queries (and updates) consider only these primitives (see ActivePrimitives; the
   // object must outlive its use, its contents may change between queries); null = all.

@@ -440,29 +440,32 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   }
   const double inf = std::numeric_limits<double>::infinity();
   // This query's vertex boxes, exactly as the broad phase forms them (a vertex with a
-  // non-finite end is never paired: lo = +inf marks it).
-  vlo_.resize(x.size());
-  vhi_.resize(x.size());
-  // The vertices whose query box leaves the box the skin set was built with (all of them
-  // count as outside when there is no skin set).
-  skin_moved_.clear();
+  // non-finite end is never paired: lo = +inf marks it), by position in the active points
+  // (vlo_[i] is pts[i]'s: O(active), not O(vertices)).
   const std::vector<int>& pts = act().points;
-  for (int v : pts) {
+  vlo_.resize(pts.size());
+  vhi_.resize(pts.size());
+  // The vertices whose query box leaves the box the skin set was built with (all of them
+  // count as outside when there is no skin set), and their positions in pts.
+  skin_moved_.clear();
+  skin_moved_slot_.clear();
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const int v = pts[i];
     bool ok = true;
     for (int k = 0; k < 3; ++k) {
       const double a = x[v][k], e = x[v][k] + dx[v][k];
-      vlo_[v][k] = std::min(a, e);
-      vhi_[v][k] = std::max(a, e);
+      vlo_[i][k] = std::min(a, e);
+      vhi_[i][k] = std::max(a, e);
       ok = ok && std::isfinite(a) && std::isfinite(e);
     }
     if (!ok) {
-      vlo_[v][0] = inf;
+      vlo_[i][0] = inf;
       continue;
     }
     if (!skin_valid_) continue;
     bool in = true;
-    for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[v][k] && vhi_[v][k] <= skin_hi_[v][k];
-    if (!in) skin_moved_.push_back(v);
+    for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[i][k] && vhi_[i][k] <= skin_hi_[v][k];
+    if (!in) skin_moved_.push_back(v), skin_moved_slot_.push_back(static_cast<int>(i));
   }
   // A skin set that has outgrown the swept sets it serves is rebuilt from this query, with
   // its (smaller) steps: updates only ever add pairs, so a skin built in a time step's first,
@@ -478,8 +481,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   }
   if (!skin_valid_ || !skin_moved_.empty()) {
     double step = 0.0;  // the largest vertex step of this query
-    for (int v : pts)
-      if (vlo_[v][0] < inf) step = std::max(step, (vhi_[v] - vlo_[v]).maxCoeff());
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (vlo_[i][0] < inf) step = std::max(step, (vhi_[i] - vlo_[i]).maxCoeff());
     // Large steps (the first Newton iterations of a time step): the next query rarely fits
     // a skin grown by this whole step, and such a skin set is huge.
     const bool large = !(step <= kSkinMaxStep * params_.dhat) || !(kSkin * params_.dhat + step <= skin_max_growth_);
@@ -492,8 +495,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       double infl = params_.dhat;
       if (shifted) {
         double scale = 0.0;
-        for (int v : pts)
-          if (vlo_[v][0] < inf) {
+        for (size_t i = 0; i < pts.size(); ++i)
+          if (const int v = pts[i]; vlo_[i][0] < inf) {
             swept_dx_[v] -= c;
             scale = std::max(scale, std::max(x[v].cwiseAbs().maxCoeff(), (x[v] + dx[v]).cwiseAbs().maxCoeff()));
           }
@@ -521,17 +524,17 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     // half-step skins serve about every other one (swept broad phase -10%).
     const double skin0 = kSkin * params_.dhat;
     const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
-    auto set_skin = [&](int v) {
+    auto set_skin = [&](int v, int i) {  // (vertex v = pts[i])
       if (!skin_mark_[v]) skin_mark_[v] = 1, skin_filled_.push_back(v);
-      if (!(vlo_[v][0] < inf)) {
+      if (!(vlo_[i][0] < inf)) {
         skin_lo_[v] = skin_hi_[v] = nan;
         return;
       }
-      const double sv = (vhi_[v] - vlo_[v]).maxCoeff();
+      const double sv = (vhi_[i] - vlo_[i]).maxCoeff();
       const double grow = large ? std::min(skin0 + kSkinLargeStep * sv, skin_max_growth_) : skin0 + sv;
       for (int k = 0; k < 3; ++k) {
-        skin_x_[v][k] = vlo_[v][k] - grow;
-        skin_dx_[v][k] = (vhi_[v][k] + grow) - skin_x_[v][k];
+        skin_x_[v][k] = vlo_[i][k] - grow;
+        skin_dx_[v][k] = (vhi_[i][k] + grow) - skin_x_[v][k];
         // The box the broad phase will use for this vertex, bit for bit.
         const double a = skin_x_[v][k], e = skin_x_[v][k] + skin_dx_[v][k];
         skin_lo_[v][k] = std::min(a, e);
@@ -554,7 +557,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       skin_valid_ = false;
     }
     if (skin_valid_) {
-      for (int v : skin_moved_) set_skin(v);
+      for (size_t j = 0; j < skin_moved_.size(); ++j) set_skin(skin_moved_[j], skin_moved_slot_[j]);
       updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
                                          &kinematic_, skin_moved_, skin_added_);
       if (updated) {
@@ -568,7 +571,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     if (!updated) {
       for (int v : skin_filled_) skin_x_[v] = skin_dx_[v] = skin_lo_[v] = skin_hi_[v] = nan, skin_mark_[v] = 0;
       skin_filled_.clear();
-      for (int v : pts) set_skin(v);
+      for (size_t i = 0; i < pts.size(); ++i) set_skin(pts[i], static_cast<int>(i));
       skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
                              skin_);
       count_broad(skin_phase_);
@@ -581,17 +584,31 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // vertex boxes lies inside the skin box).
   const double infl = params_.dhat;
   swept_.clear();
+  // Positions in the active lists by surface index (-1 outside them): the vertex and
+  // primitive boxes of this query are stored by position, O(active); the maps are set for
+  // the listed entries and reset after, O(active) too.
+  const ActivePrimitives& a = act();
+  const std::vector<int>* lists[3] = {&a.points, &a.edges, &a.triangles};  // by Side
+  const size_t qn[3] = {x.size(), surface_.edges.size(), surface_.triangles.size()};
+  for (int k = 0; k < 3; ++k) {
+    if (query_slot_[k].size() != qn[k]) query_slot_[k].assign(qn[k], -1);
+    for (size_t i = 0; i < lists[k]->size(); ++i) query_slot_[k][(*lists[k])[i]] = static_cast<int>(i);
+  }
+  const int* vslot = query_slot_[0].data();
   auto prim = [&](const int* v, int n, double xi, Box& b) {
-    for (int i = 0; i < n; ++i)
-      if (!(vlo_[v[i]][0] < inf)) return false;
+    int sl[3];
+    for (int i = 0; i < n; ++i) {
+      sl[i] = vslot[v[i]];  // (every vertex of a listed primitive is a listed point)
+      if (!(vlo_[sl[i]][0] < inf)) return false;
+    }
     for (int k = 0; k < 3; ++k) {
-      b.lo[k] = vlo_[v[0]][k];
-      b.hi[k] = vhi_[v[0]][k];
+      b.lo[k] = vlo_[sl[0]][k];
+      b.hi[k] = vhi_[sl[0]][k];
     }
     for (int i = 1; i < n; ++i)
       for (int k = 0; k < 3; ++k) {
-        b.lo[k] = std::min(b.lo[k], vlo_[v[i]][k]);
-        b.hi[k] = std::max(b.hi[k], vhi_[v[i]][k]);
+        b.lo[k] = std::min(b.lo[k], vlo_[sl[i]][k]);
+        b.hi[k] = std::max(b.hi[k], vhi_[sl[i]][k]);
       }
     const double r = 0.5 * (infl + xi);
     for (int k = 0; k < 3; ++k) {
@@ -601,34 +618,36 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     return box_finite(b);
   };
   // Each primitive's box once (a skin set names each primitive in ~10 pairs); a primitive
-  // that is never paired gets an empty box.
-  // Primitives outside the active lists keep (or get back) the empty box.
+  // outside the active lists, or that is never paired, gets an empty box.
   const Box none{{inf, inf, inf}, {-inf, -inf, -inf}};
-  const size_t nt = surface_.triangles.size(), ne = surface_.edges.size();
-  std::vector<Box>* qb[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
-  const size_t qn[3] = {x.size(), ne, nt};
-  for (int k = 0; k < 3; ++k) {
-    if (qb[k]->size() != qn[k]) qb[k]->assign(qn[k], none), query_filled_[k].clear();
-    for (int id : query_filled_[k]) (*qb[k])[id] = none;
+  query_pbox_.resize(a.points.size());
+  query_ebox_.resize(a.edges.size());
+  query_tbox_.resize(a.triangles.size());
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    const int v = a.points[i];
+    if (!prim(&v, 1, surface_.vertex_offset(v), query_pbox_[i])) query_pbox_[i] = none;
   }
-  const ActivePrimitives& a = act();
-  query_filled_[0] = a.points;
-  query_filled_[1] = a.edges;
-  query_filled_[2] = a.triangles;
-  for (int v : a.points)
-    if (!prim(&v, 1, surface_.vertex_offset(v), query_pbox_[v])) query_pbox_[v] = none;
-  for (int t : a.triangles)
-    if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset(t), query_tbox_[t])) query_tbox_[t] = none;
-  for (int e : a.edges)
-    if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset(e), query_ebox_[e])) query_ebox_[e] = none;
+  for (size_t i = 0; i < a.triangles.size(); ++i) {
+    const int t = a.triangles[i];
+    if (!prim(surface_.triangles[t].data(), 3, surface_.triangle_offset(t), query_tbox_[i])) query_tbox_[i] = none;
+  }
+  for (size_t i = 0; i < a.edges.size(); ++i) {
+    const int e = a.edges[i];
+    if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset(e), query_ebox_[i])) query_ebox_[i] = none;
+  }
   const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
     const std::vector<Box>&ba = *qbox[P::A], &bb = *qbox[P::B];
+    const int *sa = query_slot_[P::A].data(), *sb = query_slot_[P::B].data();
     auto& out = swept_.get<K>();
-    for (const auto& p : skin_.get<K>())
-      if (overlap(ba[P::a(p)], bb[P::b(p)])) out.push_back(p);
+    for (const auto& p : skin_.get<K>()) {
+      const int ia = sa[P::a(p)], ib = sb[P::b(p)];
+      if (ia >= 0 && ib >= 0 && overlap(ba[ia], bb[ib])) out.push_back(p);
+    }
   });
+  for (int k = 0; k < 3; ++k)
+    for (int id : *lists[k]) query_slot_[k][id] = -1;
   timers_.swept_candidates += static_cast<long>(swept_.size());
   swept_last_ = swept_.size();
   store_swept(x, dx);

@@ -197,8 +197,11 @@ class ContactModel {
   std::vector<int> skin_moved_;              // scratch: vertices outside their skin boxes
   Candidates skin_added_, skin_merge_;       // scratch: pairs an update adds; merge buffer
   std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
-  std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes
-  std::vector<Box> query_pbox_, query_tbox_, query_ebox_;  // scratch: ... and primitive boxes
+  std::vector<int> skin_moved_slot_;         // scratch: their positions in the active points
+  std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes (by active point)
+  std::vector<Box> query_pbox_, query_tbox_, query_ebox_;  // scratch: ... and primitive boxes (by
+                                                           // position in the active lists)
+  std::vector<int> query_slot_[3];           // scratch: surface index -> that position (-1 outside)
   bool skin_valid_ = false;
   size_t swept_last_ = 0;                    // the last query's swept set size (skin shrink)
   double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge
@@ -213,7 +216,7 @@ class ContactModel {
   mutable bool all_built_ = false;           // ... once act() has needed it
   // The entries the last pass wrote in the full-length scratch arrays, reset to NaN / empty
   // by the next one (so passes cost O(active), not O(surface)).
-  std::vector<int> swept_filled_, skin_filled_, query_filled_[3];
+  std::vector<int> swept_filled_, skin_filled_;
   std::vector<char> skin_mark_;
   mutable std::vector<int> prox_vertices_;   // proximity_distances' cache: the stencil vertices
   mutable std::vector<char> vmark_;          // scratch per vertex

@@ -460,6 +460,44 @@ TEST(BroadPhase, ActiveListsMatchNaNPositions) {
   }
 }
 
+// A rank's broad phase holds O(its active primitives), never arrays the length of the
+// whole surface (issue 20): on a 256^2 cloth of which a rank knows a 20 x 20 patch, the
+// memory after proximity and swept queries stays within a bound per listed primitive that
+// one whole-length box array (48 bytes x 65K vertices = 3.1 MB, and there are six per
+// vertex) alone exceeds; with no lists it grows with the surface.
+TEST(BroadPhase, MemoryFollowsTheActiveListsNotTheSurface) {
+  const int n = 256;
+  const Mesh m = folded_grid(n, 0.02);
+  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.0}, int(m.x.size()));
+  const int nv = int(m.x.size());
+  std::vector<char> known(nv, 0);
+  for (int i = 0; i < 20; ++i)
+    for (int j = 0; j < 20; ++j) known[(100 + i) * n + 100 + j] = 1;
+  const Vec3 nan = Vec3::Constant(std::nan(""));
+  std::vector<Vec3> x(nv, nan), dx(nv, nan);
+  for (int v = 0; v < nv; ++v)
+    if (known[v]) x[v] = m.x[v], dx[v] = Vec3(0.0, 1e-3, 0.0);
+  ActivePrimitives act;
+  for (int v : s.vertices)
+    if (known[v]) act.points.push_back(v);
+  for (size_t t = 0; t < s.triangles.size(); ++t)
+    if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]]) act.triangles.push_back(int(t));
+  for (size_t e = 0; e < s.edges.size(); ++e)
+    if (known[s.edges[e][0]] && known[s.edges[e][1]]) act.edges.push_back(int(e));
+  const size_t listed = act.points.size() + act.edges.size() + act.triangles.size();
+  BroadPhase listed_bp, whole_bp;
+  listed_bp.set_active(&act);
+  Candidates a, b;
+  listed_bp.find_proximity(s, x, 0.01, nullptr, nullptr, nullptr, a);
+  listed_bp.find_swept(s, x, dx, 0.01, nullptr, nullptr, nullptr, a);
+  whole_bp.find_swept(s, x, dx, 0.01, nullptr, nullptr, nullptr, b);
+  EXPECT_TRUE(a.pt == b.pt && a.ee == b.ee);
+  EXPECT_GT(a.size(), 100u);
+  EXPECT_LT(listed_bp.memory_bytes(), 1000 * listed + 262144) << listed << " listed primitives";
+  EXPECT_LT(listed_bp.memory_bytes(), size_t(48) * nv);
+  EXPECT_GT(whole_bp.memory_bytes(), size_t(48) * 6 * nv);
+}
+
 TEST(BroadPhase, KinematicOnlyPairsSkipped) {
   // A static obstacle (object 3 = the big triangles, plus strips of object 0) marked
   // kinematic: pairs among kinematic vertices vanish, pairs with any free vertex stay.

@@ -70,7 +70,9 @@ struct DirectCholmod::Impl {
   double node_fl = 0.0;        // its flop count when computed
   long reuses = 0;             // analyses on a kept ordering
   bool kept = false;           // the last analysis was one of them
-  static constexpr double kReuseSlack = 1.1;
+  // A fresh METIS ordering of the node graph costs about what 25% more factorisation
+  // flops do (particles_on_cloth, 50K, frame 60: 0.6-1.0 s against 2.7 s for 90 Gflop).
+  double keep_slack = 1.25;  // -weft_cholmod_keep_slack
 
   Impl() {
     cholmod_start(&c);
@@ -98,6 +100,7 @@ struct DirectCholmod::Impl {
     PetscBool blk = PETSC_TRUE;
     PetscOptionsGetBool(nullptr, nullptr, "-weft_cholmod_block_order", &blk, nullptr);
     block_order = blk;
+    PetscOptionsGetReal(nullptr, nullptr, "-weft_cholmod_keep_slack", &keep_slack, nullptr);
     static PetscLogEvent events[3] = {0, 0, 0};
     if (!events[0]) {
       PetscLogEventRegister("WeftCholAnalyse", PC_CLASSID, &events[0]);
@@ -238,13 +241,14 @@ struct DirectCholmod::Impl {
     kept = false;
     if (block_order && c.nmethods == 0 && n % 3 == 0) {
       // Within a time step the last node ordering is kept while its flops stay within
-      // kReuseSlack of those it had when computed: the contact pattern changes a little at
+      // keep_slack of those it had when computed: the contact pattern changes a little at
       // every Newton iteration, and only the symbolic phase on the given order is redone.
       // A new step starts with a fresh ordering (new_time_step), so a restart from a
       // checkpoint factors exactly as the uninterrupted run.
       if (!node_perm.empty()) {
         L = analyse_given(U, node_perm);
-        if (L && c.fl <= kReuseSlack * node_fl) {
+        if (monitor) std::fprintf(stderr, "weft cholmod: kept ordering at %.3f x its flops when computed\n", c.fl / node_fl);
+        if (L && c.fl <= keep_slack * node_fl) {
           ++reuses;
           kept = true;
         } else {

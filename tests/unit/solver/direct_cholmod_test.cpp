@@ -145,6 +145,16 @@ double rel_error(const Vecs& v) {
   return e / m;
 }
 
+// Factor A with ch and solve for a known solution: the relative error.
+double factor_and_solve(DirectCholmod& ch, Mat A) {
+  Vecs v = rhs_for(A);
+  ch.factor(A);
+  ch.solve(v.b, v.x);
+  const double e = rel_error(v);
+  destroy(v);
+  return e;
+}
+
 // PETSc's own CHOLMOD interface (KSP preonly + PC Cholesky), for comparison.
 void petsc_cholmod_solve(Mat A, Vec b, Vec x) {
   KSP ksp;
@@ -204,12 +214,8 @@ TEST(DirectCholmod, AnalysesOnlyWhenThePatternChanges) {
   destroy(v);
   // A grown pattern (contact couplings: another matrix) is analysed afresh.
   Mat C = grid_matrix(12, 37, 0.05, 0.3, false);
-  Vecs w = rhs_for(C);
-  ch.factor(C);
-  ch.solve(w.b, w.x);
+  EXPECT_LT(factor_and_solve(ch, C), 1e-10);
   EXPECT_EQ(ch.analyses(), 2);
-  EXPECT_LT(rel_error(w), 1e-10);
-  destroy(w);
   MatDestroy(&A);
   MatDestroy(&B);
   MatDestroy(&C);
@@ -221,12 +227,9 @@ TEST(DirectCholmod, AnalysesOnlyWhenThePatternChanges) {
 TEST(DirectCholmod, NodeGraphOrderingOnA3dContactGraph) {
   if (!DirectCholmod::available()) GTEST_SKIP() << "no CHOLMOD in this build";
   Mat A = lattice_matrix(18, 0, 0.3);
-  Vecs v = rhs_for(A);
   DirectCholmod ch;
-  ch.factor(A);
-  ch.solve(v.b, v.x);
+  EXPECT_LT(factor_and_solve(ch, A), 1e-10);
   EXPECT_TRUE(ch.node_ordering()) << ch.describe();
-  EXPECT_LT(rel_error(v), 1e-10);
   PetscOptionsSetValue(nullptr, "-weft_cholmod_block_order", "0");
   DirectCholmod scalar;
   PetscOptionsClearValue(nullptr, "-weft_cholmod_block_order");
@@ -237,7 +240,6 @@ TEST(DirectCholmod, NodeGraphOrderingOnA3dContactGraph) {
   DirectCholmod cloth;
   cloth.factor(G);
   EXPECT_FALSE(cloth.node_ordering()) << cloth.describe();
-  destroy(v);
   MatDestroy(&A);
   MatDestroy(&G);
 }
@@ -252,18 +254,14 @@ TEST(DirectCholmod, NodeOrderingKeptWithinAStep) {
   ASSERT_TRUE(ch.node_ordering());
   EXPECT_EQ(ch.kept_orderings(), 0);
   Mat B = lattice_matrix(18, 4, 0.5);  // a few new couplings
-  Vecs v = rhs_for(B);
-  ch.factor(B);
-  ch.solve(v.b, v.x);
+  EXPECT_LT(factor_and_solve(ch, B), 1e-10);
   EXPECT_EQ(ch.analyses(), 2);
   EXPECT_EQ(ch.kept_orderings(), 1);
-  EXPECT_LT(rel_error(v), 1e-10);
   ch.new_time_step();
   ch.factor(A);
   EXPECT_EQ(ch.analyses(), 3);
   EXPECT_EQ(ch.kept_orderings(), 1);
   EXPECT_TRUE(ch.node_ordering());
-  destroy(v);
   MatDestroy(&A);
   MatDestroy(&B);
 }

@@ -33,12 +33,17 @@ class DirectCholmod {
   // when A is another object or its nonzero pattern changed. Throws RuntimeFailure when A
   // is not positive definite (naming the failing column) or CHOLMOD fails.
   void factor(Mat A);
+  // The next analysis computes a fresh node ordering instead of keeping this step's.
+  void new_time_step();
   // x = A^{-1} b with the last factor (sequential vectors of A's size).
   void solve(Vec b, Vec x);
 
   long analyses() const { return analyses_; }          // symbolic analyses so far
   long factorizations() const { return factorizations_; }
   std::string describe() const;                         // ordering and factor size
+  double factor_flops() const;                          // of the current analysis (CHOLMOD's fl)
+  bool node_ordering() const;                           // the ordering came from the 3-DOF node graph
+  long kept_orderings() const;                          // analyses that kept the step's node ordering
 
  private:
   struct Impl;

@@ -825,7 +825,9 @@ void LinearSystem::new_time_step() {
   // (no contact couplings) keeps matrix and KSP: the next step's pattern is the same, so the
   // factorisation's ordering and symbolic analysis (sequential in MUMPS) are reused. They
   // are deterministic functions of the pattern, so a restart, which analyses afresh,
-  // reproduces the run bit for bit.
+  // reproduces the run bit for bit. The direct CHOLMOD's node ordering, kept across a
+  // step's pattern changes, is recomputed at the next (direct_cholmod.cpp) for the same reason.
+  if (chol_) chol_->new_time_step();
   int had_couplings = std::any_of(extra_cols_.begin(), extra_cols_.end(),
                                   [](const std::vector<int>& e) { return !e.empty(); });
   MPI_Allreduce(MPI_IN_PLACE, &had_couplings, 1, MPI_INT, MPI_MAX, lv_.comm);  // a collective decision

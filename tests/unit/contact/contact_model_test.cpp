@@ -479,6 +479,74 @@ CodimScene codim_scene() {
 
 }  // namespace
 
+// The line search's barrier energy skips pairs whose sides lie apart by more than the
+// support along an axis before any distance kernel: the sum must be the kernels' sum over
+// the whole swept set, in its order, bit for bit, with such pairs among them.
+TEST(ContactModel, SweptEnergySkipsOnlyZeroPairsBitForBit) {
+  const CodimScene c = codim_scene();
+  const int nv = 16;
+  ContactParams cp;
+  cp.dhat = 0.02;
+  const std::vector<char> own(nv, 1), eown(c.s.edges.size(), 1);
+  ContactModel cm(c.s, c.x, c.kin, {0.3, 0.5, 0.4}, own, eown, cp);
+  std::vector<Vec3> dx(nv);
+  for (int v = 0; v < nv; ++v) dx[v] = Vec3(0.03 * ((v % 3) - 1), -0.02 * (v % 2), 0.01 * ((v % 5) - 2));
+  cm.update_swept(c.x, dx);
+  const Candidates& sw = cm.swept_set();
+  ASSERT_FALSE(sw.ee.empty());
+  const double kappa = 3.0;
+  for (double alpha : {0.0, 0.5, 1.0}) {
+    std::vector<Vec3> x = c.x;
+    for (int v = 0; v < nv; ++v) x[v] += alpha * dx[v];
+    BarrierParams bp;
+    bp.kappa = kappa;
+    bp.dhat = cp.dhat;
+    const CollisionSurface& s = c.s;
+    double e_ref = 0.0;
+    int apart = 0, active = 0;
+    auto add = [&](double e, std::initializer_list<int> a, std::initializer_list<int> b) {
+      e_ref += e;
+      active += e > 0.0;
+      for (int k = 0; k < 3; ++k) {
+        double alo = 1e300, ahi = -1e300, blo = 1e300, bhi = -1e300;
+        for (int v : a) alo = std::min(alo, x[v][k]), ahi = std::max(ahi, x[v][k]);
+        for (int v : b) blo = std::min(blo, x[v][k]), bhi = std::max(bhi, x[v][k]);
+        if (blo - ahi > bp.xi + bp.dhat || alo - bhi > bp.xi + bp.dhat) {
+          ++apart;
+          EXPECT_EQ(e, 0.0);
+          break;
+        }
+      }
+    };
+    const auto len2 = [&](int e) { return (c.x[s.edges[e][1]] - c.x[s.edges[e][0]]).squaredNorm(); };
+    for (const auto& p : sw.pt) {
+      const Tri& t = s.triangles[p.t];
+      bp.xi = 0.5 * (s.vertex_offset(p.v) + s.triangle_offset(p.t));
+      add(point_triangle_barrier_energy(x[p.v], x[t[0]], x[t[1]], x[t[2]], bp), {p.v}, {t[0], t[1], t[2]});
+    }
+    for (const auto& p : sw.ee) {
+      const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
+      bp.xi = 0.5 * (s.edge_offset(p.ea) + s.edge_offset(p.eb));
+      add(edge_edge_barrier_energy(x[a[0]], x[a[1]], x[b[0]], x[b[1]], 1e-3 * len2(p.ea) * len2(p.eb), bp),
+          {a[0], a[1]}, {b[0], b[1]});
+    }
+    for (const auto& p : sw.pe) {
+      const Edge& e = s.edges[p.e];
+      bp.xi = 0.5 * (s.vertex_offset(p.v) + s.edge_offset(p.e));
+      add(point_edge_barrier_energy(x[p.v], x[e[0]], x[e[1]], bp), {p.v}, {e[0], e[1]});
+    }
+    for (const auto& p : sw.pp) {
+      bp.xi = 0.5 * (s.vertex_offset(p.v) + s.vertex_offset(p.w));
+      add(point_point_barrier_energy(x[p.v], x[p.w], bp), {p.v}, {p.w});
+    }
+    EXPECT_EQ(cm.barrier_energy(x, kappa), e_ref) << "alpha " << alpha;
+    if (alpha == 1.0) {
+      EXPECT_GT(apart, 0);
+      EXPECT_GT(active, 0);
+    }
+  }
+}
+
 TEST(ContactModel, CodimPairsEnergyGradientFrictionAndStep) {
   const CodimScene c = codim_scene();
   const int nv = 16;

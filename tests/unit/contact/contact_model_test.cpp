@@ -479,16 +479,20 @@ CodimScene codim_scene() {
 
 }  // namespace
 
+// The codim scene's contact model (dhat 0.02, every primitive owned).
+ContactModel codim_model(const CodimScene& c, const ContactParams& cp) {
+  const std::vector<char> own(c.x.size(), 1), eown(c.s.edges.size(), 1);
+  return ContactModel(c.s, c.x, c.kin, {0.3, 0.5, 0.4}, own, eown, cp);
+}
+
 // The line search's barrier energy skips pairs whose sides lie apart by more than the
 // support along an axis before any distance kernel: the sum must be the kernels' sum over
 // the whole swept set, in its order, bit for bit, with such pairs among them.
 TEST(ContactModel, SweptEnergySkipsOnlyZeroPairsBitForBit) {
   const CodimScene c = codim_scene();
-  const int nv = 16;
-  ContactParams cp;
-  cp.dhat = 0.02;
-  const std::vector<char> own(nv, 1), eown(c.s.edges.size(), 1);
-  ContactModel cm(c.s, c.x, c.kin, {0.3, 0.5, 0.4}, own, eown, cp);
+  const int nv = static_cast<int>(c.x.size());
+  const double dhat = 0.02;
+  ContactModel cm = codim_model(c, ContactParams{dhat});
   std::vector<Vec3> dx(nv);
   for (int v = 0; v < nv; ++v) dx[v] = Vec3(0.03 * ((v % 3) - 1), -0.02 * (v % 2), 0.01 * ((v % 5) - 2));
   cm.update_swept(c.x, dx);
@@ -500,7 +504,7 @@ TEST(ContactModel, SweptEnergySkipsOnlyZeroPairsBitForBit) {
     for (int v = 0; v < nv; ++v) x[v] += alpha * dx[v];
     BarrierParams bp;
     bp.kappa = kappa;
-    bp.dhat = cp.dhat;
+    bp.dhat = dhat;
     const CollisionSurface& s = c.s;
     double e_ref = 0.0;
     int apart = 0, active = 0;
@@ -552,8 +556,7 @@ TEST(ContactModel, CodimPairsEnergyGradientFrictionAndStep) {
   const int nv = 16;
   ContactParams cp;
   cp.dhat = 0.02;
-  const std::vector<char> own(nv, 1), eown(c.s.edges.size(), 1);
-  ContactModel cm(c.s, c.x, c.kin, {0.3, 0.5, 0.4}, own, eown, cp);
+  ContactModel cm = codim_model(c, cp);
   cm.update_proximity(c.x);
   const Candidates& prox = cm.proximity_set();
   ASSERT_FALSE(prox.pt.empty());

@@ -428,6 +428,11 @@ struct BroadPhase::Impl {
   // between a swept build and its updates), per kind.
   KindList list[kKinds];
   std::vector<int> snapshot[kKinds];
+  // Primitives an update met that the build's lists did not hold (the caller's lists grew
+  // since: a vertex the halo has just received, and its triangles and edges): appended
+  // after the list's slots, by slot (extra_ids) and, sorted, by index (extra).
+  std::vector<int> extra_ids[kKinds];
+  std::vector<std::pair<int, int>> extra[kKinds];
   std::vector<Box> box[kKinds];       // grown boxes, by slot
   std::vector<uint8_t> level[kKinds];
   std::vector<uint64_t> key[kKinds];  // each primitive's own cell key (symmetric rules)
@@ -461,6 +466,24 @@ struct BroadPhase::Impl {
   const CollisionSurface* vset_of = nullptr;  // the surface vset was built for
   size_t vset_counts[2] = {0, 0};
 
+  int id_of(int k, int slot) const {
+    return slot < list[k].n ? list[k].id(slot) : extra_ids[k][slot - list[k].n];
+  }
+  // The slot of surface index `id` of kind k, appending it (box to be set by the caller)
+  // when neither the build's list nor an earlier update holds it.
+  int slot_or_append(int k, int id) {
+    const int sl = list[k].slot_of(id);
+    if (sl >= 0) return sl;
+    auto it = std::lower_bound(extra[k].begin(), extra[k].end(), std::make_pair(id, -1));
+    if (it != extra[k].end() && it->first == id) return it->second;
+    const int ns = static_cast<int>(box[k].size());
+    const double inf = std::numeric_limits<double>::infinity();
+    box[k].push_back(Box{{inf, inf, inf}, {inf, inf, inf}});  // (never paired until boxed)
+    stale[k].push_back(0);
+    extra_ids[k].push_back(id);
+    extra[k].insert(it, {id, ns});
+    return ns;
+  }
   template <Kind K>
   bool is_kin(int slot, int id) const {
     if constexpr (K == kPoint) return q.kv && q.kv[id];
@@ -659,7 +682,7 @@ struct BroadPhase::Impl {
       const SetGrids& o = sets[set_index(other)];
       const std::vector<char>& ostale = stale[KO];
       for (int as : fresh[K]) {
-        const int a = list[K].id(as);
+        const int a = id_of(K, as);
         if (!member(set, a) || !finite(box[K][as])) continue;
         auto visit = [&](const LooseGrid::Entry& e, int) { try_ab(as, a, e.slot, e.id); };
         for (const LooseGrid& g : o.grid)
@@ -751,6 +774,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
   }
 
   // ---- this query's lists (a copy of the active lists, or the whole surface's) and sets
+  for (int k = 0; k < kKinds; ++k) m.extra_ids[k].clear(), m.extra[k].clear();
   if (act) {
     m.snapshot[kPoint] = act->points;
     m.snapshot[kEdge] = act->edges;
@@ -910,7 +934,7 @@ size_t BroadPhase::memory_bytes() const {
   size_t n = sizeof(Impl) + b(m.vset) + b(m.sample) + b(m.count) + b(m.codim_sel) + b(m.particle_sel) + b(m.vt_start) +
              b(m.vt) + b(m.ve_start) + b(m.ve);
   for (int k = 0; k < kKinds; ++k)
-    n += b(m.snapshot[k]) + b(m.box[k]) + b(m.level[k]) + b(m.key[k]) + b(m.kin[k]) + b(m.stale[k]) +
+    n += b(m.snapshot[k]) + b(m.extra_ids[k]) + b(m.extra[k]) + b(m.box[k]) + b(m.level[k]) + b(m.key[k]) + b(m.kin[k]) + b(m.stale[k]) +
          b(m.stale_list[k]) + b(m.fresh[k]);
   for (const Impl::SetGrids& g : m.sets) n += g.grid[0].bytes() + g.grid[1].bytes() + g.stale.bytes();
   for_each_pair_kind([&](auto kind) { n += b(m.tmp.get<decltype(kind)::value>()); });
@@ -952,26 +976,16 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     m.adjacency_of = &s;
   }
 
-  // ---- the primitives that move now (fresh[kind], slots), with their new boxes. A moved
-  // vertex the build's lists do not hold (the caller's lists grew since) cannot be placed
-  // in the stored arrays: a full build is due.
+  // ---- the primitives that move now (fresh[kind], slots), with their new boxes. A
+  // primitive the build's lists do not hold (the caller's lists grew since) is appended
+  // after them (slot_or_append); it is not in the stored grids, only in the stale ones.
   for (std::vector<int>& l : m.fresh) l.clear();
   for (int v : moved) {
     require(v >= 0 && size_t(v) < nv, "moved vertex id out of range");
-    const int ps = m.list[kPoint].slot_of(v);
-    if (ps >= 0) {
-      m.fresh[kPoint].push_back(ps);
-    } else if (s.vertex_object[v] >= 0) {
-      return false;
-    }
-    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) {
-      const int ts = m.list[kTri].slot_of(m.vt[j]);
-      if (ts >= 0) m.fresh[kTri].push_back(ts);
-    }
-    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j) {
-      const int es = m.list[kEdge].slot_of(m.ve[j]);
-      if (es >= 0) m.fresh[kEdge].push_back(es);
-    }
+    if (s.vertex_object[v] >= 0) m.fresh[kPoint].push_back(m.slot_or_append(kPoint, v));  // (a surface point)
+    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.fresh[kTri].push_back(m.slot_or_append(kTri, m.vt[j]));
+    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j)
+      m.fresh[kEdge].push_back(m.slot_or_append(kEdge, m.ve[j]));
   }
   for (std::vector<int>& l : m.fresh) {
     std::sort(l.begin(), l.end());
@@ -986,9 +1000,9 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   if (stale + fresh > max_stale) return false;
 
   // the boxes exactly as run() forms them
-  for (int p : m.fresh[kPoint]) m.box[kPoint][p] = m.box_of<kPoint>(m.list[kPoint].id(p), inflation);
-  for (int p : m.fresh[kTri]) m.box[kTri][p] = m.box_of<kTri>(m.list[kTri].id(p), inflation);
-  for (int p : m.fresh[kEdge]) m.box[kEdge][p] = m.box_of<kEdge>(m.list[kEdge].id(p), inflation);
+  for (int p : m.fresh[kPoint]) m.box[kPoint][p] = m.box_of<kPoint>(m.id_of(kPoint, p), inflation);
+  for (int p : m.fresh[kTri]) m.box[kTri][p] = m.box_of<kTri>(m.id_of(kTri, p), inflation);
+  for (int p : m.fresh[kEdge]) m.box[kEdge][p] = m.box_of<kEdge>(m.id_of(kEdge, p), inflation);
   for (int k = 0; k < kKinds; ++k)
     for (int p : m.fresh[k])
       if (!m.stale[k][p]) m.stale[k][p] = 1, m.stale_list[k].push_back(p);
@@ -1003,7 +1017,7 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
     LooseGrid& g = m.sets[si].stale;
     g.clear();
     for (int p : m.stale_list[k]) {
-      const int id = m.list[k].id(p);
+      const int id = m.id_of(k, p);
       if (m.member(set, id) && finite(m.box[k][p]))
         g.insert(p, id, m.box[k][p], level_of(extent(m.box[k][p]), m.level_cap), f);
     }

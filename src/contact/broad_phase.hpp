@@ -115,10 +115,10 @@ class BroadPhase {
   // grid entries are out of date) are skipped in the stored grids and found instead in
   // small grids of their own rebuilt per update, so an update costs O(stale + moved
   // primitives + pairs found). Returns false, changing nothing, when there is no
-  // find_swept to update (a find_proximity ran since), when a moved surface vertex was not
-  // in that call's active lists (the caller's lists grew since: the stored arrays, indexed
-  // by list position, have no room for it) or when more than max(256, 1/8 of the
-  // primitives) would be stale — then call find_swept. Used for the skin sets of
+  // find_swept to update (a find_proximity ran since) or when more than max(256, 1/8 of
+  // the primitives) would be stale — then call find_swept. A moved vertex (or one of its
+  // primitives) that call's active lists did not hold, because the caller's lists grew
+  // since, is taken like any other: appended after the listed ones. Used for the skin sets of
   // landing cloth, where a Newton step leaves a few vertices outside the boxes the set was
   // built with (drape_default: 1-300 of 6.7K).
   bool update_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,

@@ -460,6 +460,55 @@ TEST(BroadPhase, ActiveListsMatchNaNPositions) {
   }
 }
 
+// A swept build's update after the caller's lists grew (a halo exchange added vertices):
+// the new vertices come in as moved, and their pairs are found exactly as by a broad phase
+// without lists on positions NaN outside the known vertices.
+TEST(BroadPhase, UpdateAfterTheListsGrew) {
+  const Mesh m = random_soup(47, 40, 20, 0.03, 3);
+  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()));
+  const int nv = int(m.x.size());
+  const double infl = 0.004;
+  const std::vector<Vec3> dx = random_dx(11, m.x.size(), 0.01, 0.03, 0.3);
+  const Vec3 nan = Vec3::Constant(std::nan(""));
+  auto lists_of = [&](const std::vector<char>& known) {
+    ActivePrimitives a;
+    for (int v : s.vertices)
+      if (known[v]) a.points.push_back(v);
+    for (size_t t = 0; t < s.triangles.size(); ++t)
+      if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]]) a.triangles.push_back(int(t));
+    for (size_t e = 0; e < s.edges.size(); ++e)
+      if (known[s.edges[e][0]] && known[s.edges[e][1]]) a.edges.push_back(int(e));
+    return a;
+  };
+  std::vector<char> known(nv, 0);
+  for (int v = 0; v < nv; ++v) known[v] = m.x[v][0] < 0.5;
+  std::vector<Vec3> xn(nv, nan), dn(nv, nan);
+  for (int v = 0; v < nv; ++v)
+    if (known[v]) xn[v] = m.x[v], dn[v] = dx[v];
+  ActivePrimitives act = lists_of(known);
+  BroadPhase listed, whole;
+  listed.set_active(&act);
+  Candidates a, b;
+  listed.find_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, a);
+  whole.find_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, b);
+  ASSERT_TRUE(a.pt == b.pt && a.ee == b.ee);
+  // the halo grows: a slab of new vertices becomes known, all of them "moved"
+  std::vector<int> moved;
+  for (int v = 0; v < nv; ++v)
+    if (!known[v] && m.x[v][0] < 0.56) known[v] = 1, moved.push_back(v), xn[v] = m.x[v], dn[v] = dx[v];
+  ASSERT_GT(moved.size(), 5u);
+  act = lists_of(known);
+  ASSERT_TRUE(listed.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, a));
+  ASSERT_TRUE(whole.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, b));
+  EXPECT_GT(a.size(), 0u);
+  EXPECT_TRUE(a.pt == b.pt && a.ee == b.ee);
+  // and once more: some of the new vertices move again
+  for (size_t i = 0; i < moved.size(); i += 2) xn[moved[i]] += Vec3(0.002, -0.001, 0.001);
+  ASSERT_TRUE(listed.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, a));
+  ASSERT_TRUE(whole.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, b));
+  EXPECT_TRUE(a.pt == b.pt && a.ee == b.ee);
+}
+
 // A rank's broad phase holds O(its active primitives), never arrays the length of the
 // whole surface (issue 20): on a 256^2 cloth of which a rank knows a 20 x 20 patch, the
 // memory after proximity and swept queries stays within a bound per listed primitive that

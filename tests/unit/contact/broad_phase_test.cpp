@@ -199,6 +199,19 @@ Mesh folded_grid(int n, double gap) {
   return m;
 }
 
+// A rank's active lists when it knows the vertices marked in `known`: the known surface
+// points, and the triangles and edges whose vertices are all known.
+ActivePrimitives lists_of_known(const CollisionSurface& s, const std::vector<char>& known) {
+  ActivePrimitives a;
+  for (int v : s.vertices)
+    if (known[v]) a.points.push_back(v);
+  for (size_t t = 0; t < s.triangles.size(); ++t)
+    if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]]) a.triangles.push_back(int(t));
+  for (size_t e = 0; e < s.edges.size(); ++e)
+    if (known[s.edges[e][0]] && known[s.edges[e][1]]) a.edges.push_back(int(e));
+  return a;
+}
+
 std::vector<Vec3> random_dx(unsigned seed, size_t n, double scale, double fast_fraction, double fast_scale) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0), w(-1.0, 1.0);
@@ -421,14 +434,7 @@ TEST(BroadPhase, ActiveListsMatchNaNPositions) {
     std::vector<Vec3> xn(nv, nan), dn(nv, nan);
     for (int v = 0; v < nv; ++v)
       if (known[v]) xn[v] = m.x[v], dn[v] = dx[v];
-    act = ActivePrimitives{};
-    for (int v : s.vertices)
-      if (known[v]) act.points.push_back(v);
-    for (size_t t = 0; t < s.triangles.size(); ++t)
-      if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]])
-        act.triangles.push_back(int(t));
-    for (size_t e = 0; e < s.edges.size(); ++e)
-      if (known[s.edges[e][0]] && known[s.edges[e][1]]) act.edges.push_back(int(e));
+    act = lists_of_known(s, known);
     Candidates a, b;
     if (round % 2 == 0) {
       listed.find_proximity(s, xn, infl, &pf, &ef, &kin, a);
@@ -470,22 +476,12 @@ TEST(BroadPhase, UpdateAfterTheListsGrew) {
   const double infl = 0.004;
   const std::vector<Vec3> dx = random_dx(11, m.x.size(), 0.01, 0.03, 0.3);
   const Vec3 nan = Vec3::Constant(std::nan(""));
-  auto lists_of = [&](const std::vector<char>& known) {
-    ActivePrimitives a;
-    for (int v : s.vertices)
-      if (known[v]) a.points.push_back(v);
-    for (size_t t = 0; t < s.triangles.size(); ++t)
-      if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]]) a.triangles.push_back(int(t));
-    for (size_t e = 0; e < s.edges.size(); ++e)
-      if (known[s.edges[e][0]] && known[s.edges[e][1]]) a.edges.push_back(int(e));
-    return a;
-  };
   std::vector<char> known(nv, 0);
   for (int v = 0; v < nv; ++v) known[v] = m.x[v][0] < 0.5;
   std::vector<Vec3> xn(nv, nan), dn(nv, nan);
   for (int v = 0; v < nv; ++v)
     if (known[v]) xn[v] = m.x[v], dn[v] = dx[v];
-  ActivePrimitives act = lists_of(known);
+  ActivePrimitives act = lists_of_known(s, known);
   BroadPhase listed, whole;
   listed.set_active(&act);
   Candidates a, b;
@@ -497,7 +493,7 @@ TEST(BroadPhase, UpdateAfterTheListsGrew) {
   for (int v = 0; v < nv; ++v)
     if (!known[v] && m.x[v][0] < 0.56) known[v] = 1, moved.push_back(v), xn[v] = m.x[v], dn[v] = dx[v];
   ASSERT_GT(moved.size(), 5u);
-  act = lists_of(known);
+  act = lists_of_known(s, known);
   ASSERT_TRUE(listed.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, a));
   ASSERT_TRUE(whole.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, b));
   EXPECT_GT(a.size(), 0u);
@@ -526,13 +522,7 @@ TEST(BroadPhase, MemoryFollowsTheActiveListsNotTheSurface) {
   std::vector<Vec3> x(nv, nan), dx(nv, nan);
   for (int v = 0; v < nv; ++v)
     if (known[v]) x[v] = m.x[v], dx[v] = Vec3(0.0, 1e-3, 0.0);
-  ActivePrimitives act;
-  for (int v : s.vertices)
-    if (known[v]) act.points.push_back(v);
-  for (size_t t = 0; t < s.triangles.size(); ++t)
-    if (known[s.triangles[t][0]] && known[s.triangles[t][1]] && known[s.triangles[t][2]]) act.triangles.push_back(int(t));
-  for (size_t e = 0; e < s.edges.size(); ++e)
-    if (known[s.edges[e][0]] && known[s.edges[e][1]]) act.edges.push_back(int(e));
+  const ActivePrimitives act = lists_of_known(s, known);
   const size_t listed = act.points.size() + act.edges.size() + act.triangles.size();
   BroadPhase listed_bp, whole_bp;
   listed_bp.set_active(&act);

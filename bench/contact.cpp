@@ -211,17 +211,17 @@ int main(int argc, char** argv) {
            << ",\"wall_max\":" << w.max << ",\"cpu_sum\":" << c.sum << ",\"cpu_max\":" << c.max
            << ",\"calls\":" << d.calls[p] << "}";
       }
-      const long counters[] = {d.pattern_rebuilds, d.broad_primitives, d.proximity_candidates, d.proximity_filtered,
+      const long counters[] = {d.pattern_rebuilds, d.pattern_absorbing, d.broad_primitives, d.proximity_candidates, d.proximity_filtered,
                                d.swept_rebuilds,   d.swept_updates,    d.swept_shrinks,    d.swept_candidates, d.couplings,        d.barrier_pairs,        d.barrier_active,
                                d.energy_pairs,     d.friction_pairs,   d.ccd_queries,          d.halo_vertices};
-      const char* counter_names[] = {"pattern_rebuilds", "broad_primitives", "proximity_candidates",
+      const char* counter_names[] = {"pattern_rebuilds", "pattern_absorbing", "broad_primitives", "proximity_candidates",
                                      "proximity_filtered", "swept_rebuilds", "swept_updates", "swept_shrinks", "swept_candidates", "couplings", "barrier_pairs",
                                      "barrier_active", "energy_pairs", "friction_pairs", "ccd_queries",
                                      "halo_vertices"};
       std::ostringstream ct;
       for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); ++k) {
-        // pattern_rebuilds is a collective decision: the same on every rank.
-        const long v = k == 0 ? counters[k] : reduce_sum(counters[k]);
+        // pattern_rebuilds and pattern_absorbing are collective decisions: the same on every rank.
+        const long v = k < 2 ? counters[k] : reduce_sum(counters[k]);
         ct << (k ? "," : "") << json_str(counter_names[k]) << ":" << v;
       }
       newton_total += st.newton_iters;

@@ -6,9 +6,10 @@ the whole step and of its phases: assembly (elastic terms + barrier + friction),
 elastic terms, the barrier and the friction, the linear solve (factorisation + triangular
 solves), the line search (CCD, trial energies), the contact layer's work outside assembly
 (broad phases, coupling pattern incl. matrix rebuilds, CCD, trial barrier energies, gap: the last
-three also inside the line search), and the pattern rebuilds per
-iteration. CPU time, not wall time: the machine is shared, and the wall time of a phase
-grows with the load of the other processes.
+three also inside the line search), the pattern rebuilds per iteration and the share of iterations
+whose couplings outgrew the pattern and went onto its diagonal instead (ContactPotential's rebuild
+gap). CPU time, not wall time: the machine is shared, and the wall time of a phase grows with the
+load of the other processes.
 
     /usr/bin/python3 bench/newton_split.py --exe-a A/bin/bench-contact --exe-b build/bin/bench-contact \\
         [--label-a main] [--label-b asm] [--configs soft64x1,soft64x2,...] [--warm-build build] \\
@@ -59,6 +60,8 @@ def split(r):
     return {
         "its": its,
         "rebuilds": sum(s["counters"]["pattern_rebuilds"] for s in st),
+        # iterations whose missing couplings went onto the diagonal (older builds: none)
+        "absorbing": sum(s["counters"].get("pattern_absorbing", 0) for s in st),
         "cpu": tot("cpu_max") / its,
         "assembly": tot("assembly_cpu_max") / its,
         "elastic": tot("elastic_cpu_max") / its,
@@ -114,17 +117,18 @@ def main():
              "rebuilds, CCD, trial barrier energies, gap; its CCD and trial energies are also in the line search).", "",
              "process CPU = all threads of the busiest process (OpenMP / BLAS helper threads included); "
              "swept = the swept broad phase (ContactModel::update_swept, part of contact).", "",
-             "| config | build | Newton its | rebuilds / it | CPU / it | process CPU / it | assembly | elastic | barrier "
+             "| config | build | Newton its | rebuilds / it | absorbing / it | CPU / it | process CPU / it | assembly | elastic | barrier "
              "| friction | solve | line search | contact | swept | wall / it | load (start) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for pair in rows:
         for r in pair:
             if r["status"] != "ok":
-                lines.append(f"| {r['config']} | {r['label']} | {r['status']} |||||||||||||")
+                lines.append(f"| {r['config']} | {r['label']} | {r['status']} ||||||||||||||")
                 continue
             s = split(r)
             ms = lambda k: f"{1e3 * s[k]:.1f}"  # noqa: E731
-            lines.append(f"| {r['config']} | {r['label']} | {s['its']} | {s['rebuilds'] / s['its']:.3f} | {ms('cpu')} "
+            lines.append(f"| {r['config']} | {r['label']} | {s['its']} | {s['rebuilds'] / s['its']:.3f} | {s['absorbing'] / s['its']:.3f} "
+                         f"| {ms('cpu')} "
                          f"| {ms('process')} | {ms('assembly')} | {ms('elastic')} | {ms('barrier')} | {ms('friction')} "
                          f"| {ms('solve')} | {ms('line_search')} | {ms('contact_rest')} | {ms('swept')} | {ms('wall')} "
                          f"| {r['load_at_start']} |")
@@ -132,7 +136,7 @@ def main():
         if len(ok) == 2:
             a, b = split(ok[0]), split(ok[1])
             q = lambda k: f"{b[k] / a[k]:.2f}" if a[k] > 0 else ""  # noqa: E731
-            lines.append(f"| {pair[0]['config']} | B / A | | | {q('cpu')} | {q('process')} | {q('assembly')} "
+            lines.append(f"| {pair[0]['config']} | B / A | | | | {q('cpu')} | {q('process')} | {q('assembly')} "
                          f"| {q('elastic')} | {q('barrier')} | | {q('solve')} | {q('line_search')} | {q('contact_rest')} "
                          f"| {q('swept')} | {q('wall')} | |")
     lines.append("")

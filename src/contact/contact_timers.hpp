@@ -56,6 +56,7 @@ struct ContactTimers {
   long swept_shrinks = 0;        // skin rebuilds because the skin set had outgrown the swept set
   long couplings = 0;            // (row, col) vertex couplings produced
   long pattern_rebuilds = 0;     // matrix re-preallocations
+  long pattern_absorbing = 0;    // iterations whose couplings outgrew the pattern, absorbed
   long barrier_pairs = 0;        // pairs evaluated with derivatives
   long barrier_active = 0;       // ... of which inside the barrier's support
   long energy_pairs = 0;         // pairs evaluated energy-only (line search)
@@ -101,6 +102,7 @@ struct ContactTimers {
     d.swept_shrinks -= before.swept_shrinks;
     d.couplings -= before.couplings;
     d.pattern_rebuilds -= before.pattern_rebuilds;
+    d.pattern_absorbing -= before.pattern_absorbing;
     d.barrier_pairs -= before.barrier_pairs;
     d.barrier_active -= before.barrier_active;
     d.energy_pairs -= before.energy_pairs;

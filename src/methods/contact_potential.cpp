@@ -60,6 +60,10 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
   model_->set_active(&halo_->active());
   check(VecDuplicate(x, &x_start_), "VecDuplicate");
   stage_contact_ = log_stage("weft Contact");
+  PetscInt gap = rebuild_gap_;
+  PetscBool set = PETSC_FALSE;
+  check(PetscOptionsGetInt(nullptr, nullptr, "-weft_contact_rebuild_gap", &gap, &set), "PetscOptionsGetInt");
+  if (set) rebuild_gap_ = static_cast<int>(std::max<PetscInt>(1, gap));
 }
 
 ContactPotential::~ContactPotential() { VecDestroy(&x_start_); }
@@ -126,18 +130,38 @@ void ContactPotential::begin_iteration() {
     std::vector<std::pair<int, int>> couplings;
     model_->active_couplings(xf_, couplings);
     map_couplings(couplings);
-    // Hysteresis: a rebuild (new preallocation, and a new symbolic factorisation) is
-    // triggered by the look-ahead reach, but grows the pattern to the pairs within
-    // kCouplingSlack dhat, so pairs closing in over the next iterations find their
-    // blocks there (drape_default: 45 -> 24 rebuilds in 154 iterations, twin drapes
-    // at 2 ranks 56 -> 25). Not right after a rebuild: a pattern that grows at every
-    // iteration (a settling pile) is rebuilt anyway, and the slack would only add fill.
-    if (!rebuilt_last_ && sys_.pattern_grows(couplings)) {
-      model_->active_couplings(xf_, couplings, kCouplingSlack);
-      map_couplings(couplings);
+    bool rebuilt = false;
+    absorbing_ = false;
+    if (sys_.pattern_grows(couplings)) {
+      // Pairs enter the look-ahead reach one by one as a soft cloth settles (a soft
+      // frictional drape grew its pattern in half of its iterations), and each growth
+      // costs a new preallocation and symbolic factorisation. So the pattern grows at
+      // most once in rebuild_gap_ iterations of a step; in between, the couplings it
+      // lacks go onto the diagonal, which keeps the matrix PSD and above the exact Hessian
+      // (a descent direction; settled() then refuses a stop until an exact one). The
+      // step's first growth is never deferred: its pattern holds no contact yet.
+      if (since_rebuild_ < rebuild_gap_ - 1 && !force_rebuild_ && sys_.direct_assembly()) {
+        absorbing_ = true;
+      } else {
+        // Hysteresis: the rebuild is triggered by the look-ahead reach, but grows the
+        // pattern to the pairs within kCouplingSlack dhat, so pairs closing in over the
+        // next iterations find their blocks there (drape_default: 45 -> 24 rebuilds in
+        // 154 iterations, twin drapes at 2 ranks 56 -> 25). Not right after a rebuild:
+        // a pattern that grows at every iteration (a settling pile) is rebuilt anyway,
+        // and the slack would only add fill.
+        if (!rebuilt_last_) {
+          model_->active_couplings(xf_, couplings, kCouplingSlack);
+          map_couplings(couplings);
+        }
+        rebuilt = sys_.set_contact_couplings(couplings);
+      }
     }
-    rebuilt_last_ = sys_.set_contact_couplings(couplings);
-    model_->timers().pattern_rebuilds += rebuilt_last_;
+    sys_.set_absorb_missing(absorbing_);
+    force_rebuild_ = false;
+    rebuilt_last_ = rebuilt;
+    since_rebuild_ = rebuilt ? 0 : since_rebuild_ + 1;
+    model_->timers().pattern_rebuilds += rebuilt;
+    model_->timers().pattern_absorbing += absorbing_;
   }
   PetscLogStagePop();
   seconds += seconds_since(t0);
@@ -218,6 +242,13 @@ void ContactPotential::after_step() {
 
 void ContactPotential::begin_step(Vec x) {
   check(VecCopy(x, x_start_), "VecCopy");
+  since_rebuild_ = rebuild_gap_;  // (LinearSystem::new_time_step dropped the couplings)
+  force_rebuild_ = false;
+}
+
+bool ContactPotential::settled() {
+  if (absorbing_) force_rebuild_ = true;
+  return !absorbing_;
 }
 
 void ContactPotential::lag_friction(Vec x) {

@@ -33,6 +33,7 @@ class ContactPotential final : public GlobalTerm {
   double trial_energy(double alpha) override;
   void accept(double alpha) override;
   void after_step() override;  // adaptive kappa
+  bool settled() override;     // false after an iteration that absorbed missing couplings
 
   // The time step: start (friction reference), then per friction lag: positions through the
   // halo, proximity set, lagged normal forces and tangents.
@@ -78,6 +79,13 @@ class ContactPotential final : public GlobalTerm {
   double kappa_ = 0.0, bbox_diagonal_ = 1.0, prev_gap_ = 0.0;
   bool proximity_current_ = false;  // model_'s proximity set was built at xf_
   bool rebuilt_last_ = false;       // the previous Newton iteration grew the contact pattern
+  // Pattern rebuild policy (begin_iteration): at most one rebuild in rebuild_gap_
+  // iterations of a time step; between them, couplings the pattern lacks are absorbed on
+  // the diagonal (LinearSystem::set_absorb_missing). All collective decisions.
+  int rebuild_gap_ = 5;             // -weft_contact_rebuild_gap (1: rebuild whenever it grows)
+  int since_rebuild_ = 0;           // iterations since this step's last rebuild
+  bool absorbing_ = false;          // this iteration's matrix absorbed missing couplings
+  bool force_rebuild_ = false;      // a stop was refused on such a matrix: rebuild next
   Vec x_start_ = nullptr;           // positions at the start of the step (friction reference)
   std::vector<Vec3> xf_, pf_, xf_trial_;
   // The entries of xf_trial_ that hold values (the rest NaN, like xf_ outside the halo's

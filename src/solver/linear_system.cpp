@@ -2,6 +2,7 @@
 
 #include "core/memory_usage.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -661,17 +662,49 @@ void LinearSystem::add_off_rank(int row, int nv, const int* ids, const double* v
   }
 }
 
-int LinearSystem::find_block(int r, int col) const {
+int LinearSystem::locate_block(int r, int col) const {
   const int* first = block_cols_.data() + block_ptr_[r];
   const int* last = block_cols_.data() + block_ptr_[r + 1];
   const int* it = std::lower_bound(first, last, col);
-  if (it == last || *it != col)
-    throw RuntimeFailure("LinearSystem: block (" + std::to_string(lv_.vbegin + r) + ", " + std::to_string(col) +
-                         ") is not in the preallocated pattern");
-  return static_cast<int>(it - block_cols_.data());
+  return it == last || *it != col ? -1 : static_cast<int>(it - block_cols_.data());
 }
 
-void LinearSystem::add_owned(int r, int col, const double* v, int stride) { add_at(find_block(r, col), v, stride); }
+int LinearSystem::find_block(int r, int col) const {
+  const int e = locate_block(r, col);
+  if (e < 0)
+    throw RuntimeFailure("LinearSystem: block (" + std::to_string(lv_.vbegin + r) + ", " + std::to_string(col) +
+                         ") is not in the preallocated pattern");
+  return e;
+}
+
+void LinearSystem::add_owned(int r, int col, const double* v, int stride) {
+  if (absorb_missing_) {
+    const int e = locate_block(r, col);
+    if (e >= 0)
+      add_at(e, v, stride);
+    else
+      absorb(r, v, stride);
+    return;
+  }
+  add_at(find_block(r, col), v, stride);
+}
+
+// Block B of row r (3 rows of v, `stride` apart) is missing from the pattern: add
+// (B B^T)^(1/2) to the diagonal block instead (see set_absorb_missing). B B^T is symmetric
+// PSD; its square root from the eigen-decomposition, eigenvalues clamped at 0.
+void LinearSystem::absorb(int r, const double* v, int stride) {
+  Eigen::Matrix3d B;
+  for (int d = 0; d < 3; ++d)
+    for (int k = 0; k < 3; ++k) B(d, k) = v[d * stride + k];
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(B * B.transpose());
+  const Eigen::Vector3d s = es.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+  const Eigen::Matrix3d S = es.eigenvectors() * s.asDiagonal() * es.eigenvectors().transpose();
+  double rowmajor[9];
+  for (int d = 0; d < 3; ++d)
+    for (int k = 0; k < 3; ++k) rowmajor[3 * d + k] = 0.5 * (S(d, k) + S(k, d));
+  add_at(find_block(r, lv_.vbegin + r), rowmajor, 3);
+  ++absorbed_blocks_;
+}
 
 void LinearSystem::add_at(int e, const double* v, int stride) {
   const BlockAt at = block_at_[e];

@@ -77,6 +77,14 @@ class LinearSystem {
   bool set_contact_couplings(const std::vector<std::pair<int, int>>& couplings);
   // Collective: whether set_contact_couplings(couplings) would rebuild the matrix.
   bool pattern_grows(const std::vector<std::pair<int, int>>& couplings);
+  // Until the next call: an added block (r, c), r != c, that the pattern lacks is not an
+  // error but goes onto the diagonal, as |B^T| = (B B^T)^(1/2) into block (r, r); its
+  // transpose, added by row c, goes as |B| into (c, c). What this adds to the matrix,
+  // [|B^T| -B; -B^T |B|] = [U; -V] S [U; -V]^T for B = U S V^T, is PSD, so the matrix
+  // stays PSD and above the exact Hessian: a descent direction without growing the pattern
+  // (ContactPotential's rebuild policy). Only with direct_assembly(). Local call.
+  void set_absorb_missing(bool on) { absorb_missing_ = on; }
+  long absorbed_blocks() const { return absorbed_blocks_; }  // blocks so absorbed, summed over calls
   // Solve A p = rhs; returns KSP iterations. Throws RuntimeFailure when the KSP diverges.
   int solve(Vec rhs, Vec p);
   // Call at the start of every time step: expensive preconditioner data (GAMG
@@ -133,6 +141,10 @@ class LinearSystem {
   std::vector<std::vector<double>> off_val_, rhs_val_;
   void add_owned(int r, int col, const double* v, int stride);  // block (r local, col) += v (3 rows)
   int find_block(int r, int col) const;                           // entry e of block (r local, col)
+  int locate_block(int r, int col) const;                         // ... or -1 when not in the pattern
+  void absorb(int r, const double* v, int stride);                // a missing block onto the diagonal
+  bool absorb_missing_ = false;
+  long absorbed_blocks_ = 0;
   void add_at(int e, const double* v, int stride);                // block entry e += v
   void add_off_rank(int row, int nv, const int* ids, const double* va, int stride);  // row owned elsewhere
   long pattern_version_ = 0;  // bumped whenever the block positions change (index_pattern)

@@ -244,6 +244,8 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
         small = pinf / scale < tol;
       }
     }
+    if (small && settled)
+      for (GlobalTerm* t : globals_) settled = t->settled() && settled;  // every rank asks every term
     if (monitor_) {
       // The node of the largest |p_node| (global row; on several ranks the lowest rank's
       // largest), for finding what holds a step open.

@@ -124,6 +124,10 @@ class GlobalTerm {
   virtual void accept(double alpha) = 0;
   // After the accepted step (adaptive stiffness). Collective.
   virtual void after_step() {}
+  // Asked when the step is small enough to stop and every local term is settled: false
+  // vetoes the stop (e.g. this iteration's Hessian was approximated; the term then makes
+  // the next one exact). Collective: the answer must be the same on every rank.
+  virtual bool settled() { return true; }
 };
 
 // The PETSc log stage of this name (-log_view), registered on first use only: PETSc refuses

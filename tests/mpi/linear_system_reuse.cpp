@@ -3,9 +3,11 @@
 // while it preconditions the next Hessian well, dropped (and the solve redone on a fresh
 // factor) when it does not, and every answer is the exact solution up to the KSP tolerance.
 // The solution norm (independent of the vertex numbering) matches a 1-rank solve.
+#include <Eigen/Dense>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -574,4 +576,157 @@ TEST(LinearSystemSplit, DecoupledRanksSolveOneCholeskyEachAndMatchOneRank) {
     assemble(sys1, scene1, lv1, 2.0, 1.0e3, 1.0e3);
     EXPECT_NEAR(solve(sys1, lv1.comm, lv1.num_owned()).norm, s3.norm, 1e-10 * s3.norm);
   }
+}
+
+namespace {
+
+// y^T A y for y = u at vertex a and w at vertex b (global ids), zero elsewhere. Collective.
+double quadratic_form(Mat A, int a, const std::array<double, 3>& u, int b, const std::array<double, 3>& w) {
+  Vec y, Ay;
+  MatCreateVecs(A, &y, &Ay);
+  VecSet(y, 0.0);
+  int rank = 0;
+  MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank);
+  if (rank == 0)
+    for (int d = 0; d < 3; ++d) {
+      VecSetValue(y, 3 * a + d, u[d], ADD_VALUES);
+      VecSetValue(y, 3 * b + d, w[d], ADD_VALUES);
+    }
+  VecAssemblyBegin(y);
+  VecAssemblyEnd(y);
+  MatMult(A, y, Ay);
+  double q = 0.0;
+  VecDot(y, Ay, &q);
+  VecDestroy(&y);
+  VecDestroy(&Ay);
+  return q;
+}
+
+// The smallest eigenvalue of A (gathered to rank 0, dense), broadcast. Collective.
+double smallest_eigenvalue(Mat A) {
+  MPI_Comm comm = PetscObjectComm((PetscObject)A);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  PetscInt n = 0;
+  MatGetSize(A, &n, nullptr);
+  IS rows;
+  ISCreateStride(PETSC_COMM_SELF, rank == 0 ? n : 0, 0, 1, &rows);
+  Mat* sub = nullptr;
+  MatCreateSubMatrices(A, 1, &rows, &rows, MAT_INITIAL_MATRIX, &sub);
+  double lambda = 0.0;
+  if (rank == 0) {
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n, n);
+    for (PetscInt i = 0; i < n; ++i) {
+      PetscInt nc;
+      const PetscInt* cols;
+      const PetscScalar* vals;
+      MatGetRow(sub[0], i, &nc, &cols, &vals);
+      for (PetscInt k = 0; k < nc; ++k) D(i, cols[k]) = vals[k];
+      MatRestoreRow(sub[0], i, &nc, &cols, &vals);
+    }
+    lambda = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(D, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
+  }
+  MatDestroySubMatrices(1, &sub);
+  ISDestroy(&rows);
+  MPI_Bcast(&lambda, 1, MPI_DOUBLE, 0, comm);
+  return lambda;
+}
+
+}  // namespace
+
+TEST(LinearSystemAssembly, CouplingsMissingFromThePatternGoOntoTheDiagonalKeepingItPsd) {
+  // set_absorb_missing (ContactPotential's deferred pattern growth): a block (r, c) the
+  // pattern lacks is added as (B B^T)^(1/2) to block (r, r). Checked on contact-like
+  // stencils between vertices far apart, with rows owned anywhere: (1) a point-point
+  // barrier block k [n n^T, -n n^T; -n n^T, n n^T] keeps its stiffness 4k against the
+  // relative motion (n, -n) and gains 4k against the common one (n, n), which it had not;
+  // (2) random PSD stencils: the matrix minus the one with the couplings in its pattern is
+  // PSD (so it is PSD itself, and a Newton direction from it is one of descent), and not 0.
+  DirectSystem ds;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
+  ASSERT_TRUE(sys.direct_assembly());
+  std::vector<int> free_vertices;
+  for (int v = 0; v < scene.num_vertices; ++v)
+    if (!scene.kinematic(v)) free_vertices.push_back(v);
+  const size_t nf = free_vertices.size();
+
+  // (1) One point-point block.
+  const int a = free_vertices[3], b = free_vertices[nf - 4];
+  const std::array<double, 3> n = {0.6, 0.0, 0.8}, m = {-0.6, 0.0, -0.8};
+  const double k = 3.0;
+  auto point_point = [&](weft::LinearSystem& s) {
+    s.begin_assembly();
+    if (ds.rank == ds.ranks - 1) {  // the last rank adds it: rows owned elsewhere too
+      double H[36];
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) H[6 * i + j] = (i / 3 == j / 3 ? k : -k) * n[i % 3] * n[j % 3];
+      const int ids[2] = {a, b};
+      s.add_block(2, ids, H);
+    }
+    s.end_assembly();
+  };
+  EXPECT_TRUE(sys.pattern_grows({{a, b}, {b, a}}));
+  sys.set_absorb_missing(true);
+  point_point(sys);
+  EXPECT_NEAR(quadratic_form(sys.matrix(), a, n, b, m), 4 * k, 1e-12);
+  EXPECT_NEAR(quadratic_form(sys.matrix(), a, n, b, n), 4 * k, 1e-12);
+  long absorbed = sys.absorbed_blocks();
+  MPI_Allreduce(MPI_IN_PLACE, &absorbed, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(absorbed, 2);  // (a, b) and (b, a)
+  weft::LinearSystem exact{scene, lv, ds.spec.linear};
+  exact.new_time_step();
+  exact.set_contact_couplings({{a, b}, {b, a}});
+  point_point(exact);
+  EXPECT_NEAR(quadratic_form(exact.matrix(), a, n, b, m), 4 * k, 1e-12);
+  EXPECT_NEAR(quadratic_form(exact.matrix(), a, n, b, n), 0.0, 1e-12);
+
+  // (2) Random PSD stencils of 3 and 4 vertices (H = G G^T), couplings mostly not in the
+  // pattern.
+  std::vector<std::vector<int>> stencils;
+  std::vector<std::pair<int, int>> couplings;
+  for (size_t i = 0; i < 30; ++i) {
+    std::vector<int> s = {free_vertices[(7 * i) % nf], free_vertices[(7 * i + 1) % nf],
+                          free_vertices[(7 * i + nf / 2) % nf]};
+    if (i % 2) s.push_back(free_vertices[(13 * i + nf / 3) % nf]);
+    std::sort(s.begin(), s.end());
+    if (std::unique(s.begin(), s.end()) != s.end()) continue;
+    for (int x : s)
+      for (int y : s)
+        if (x != y) couplings.emplace_back(x, y);
+    stencils.push_back(s);
+  }
+  auto assemble_stencils = [&](weft::LinearSystem& s) {
+    s.begin_assembly();
+    for (size_t i = ds.rank; i < stencils.size(); i += ds.ranks) {
+      const int nv = static_cast<int>(stencils[i].size()), dim = 3 * nv;
+      Eigen::MatrixXd G(dim, dim);
+      for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) G(r, c) = std::sin(1.7 * r + 0.9 * c + 2.3 * i);
+      const Eigen::MatrixXd H = G * G.transpose();
+      std::vector<double> Hr(dim * dim);
+      for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) Hr[dim * r + c] = H(r, c);
+      s.add_block(nv, stencils[i].data(), Hr.data());
+    }
+    s.end_assembly();
+  };
+  const long before = sys.absorbed_blocks();
+  assemble_stencils(sys);
+  long absorbed2 = sys.absorbed_blocks() - before;
+  MPI_Allreduce(MPI_IN_PLACE, &absorbed2, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(absorbed2, static_cast<long>(couplings.size() / 2));
+  EXPECT_LE(absorbed2, static_cast<long>(couplings.size()));  // (mesh neighbours are in the pattern)
+  exact.set_contact_couplings(couplings);
+  assemble_stencils(exact);
+  Mat diff;
+  MatDuplicate(exact.matrix(), MAT_COPY_VALUES, &diff);
+  MatAXPY(diff, -1.0, sys.matrix(), SUBSET_NONZERO_PATTERN);  // exact - absorbed: NSD
+  MatScale(diff, -1.0);
+  double norm = 0.0;
+  MatNorm(diff, NORM_FROBENIUS, &norm);
+  EXPECT_GT(norm, 1.0);
+  EXPECT_GT(smallest_eigenvalue(diff), -1e-12 * norm);
+  MatDestroy(&diff);
 }

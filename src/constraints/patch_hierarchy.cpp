@@ -10,7 +10,6 @@ namespace weft {
 
 namespace {
 
-constexpr int kLeafTriangles = 16;
 // The cone must stay this far (radians) inside 90 degrees, and the boundary's segments this
 // far apart (relative to the patch's size): margins against rounding, so a patch called flat
 // is flat with room to spare.

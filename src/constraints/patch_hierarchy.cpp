@@ -220,12 +220,14 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
       half_[k] = M_PI;
       if (ok && sl > 0) {
         axis_[k] = s / sl;
-        double h = 0.0;
+        // The largest angle is the one of the smallest cosine (acos decreases): one acos
+        // per leaf, the same value as the largest of the triangles' angles.
+        double cmin = 1.0;
         for (int j = N.tb; j < N.te; ++j) {
           const int t = tri_order_[j];
-          h = std::max(h, angle(axis_[k], normal_[t] / normal_[t].norm()));
+          cmin = std::min(cmin, std::clamp(axis_[k].dot(normal_[t] / normal_[t].norm()), -1.0, 1.0));
         }
-        half_[k] = h;
+        half_[k] = std::acos(cmin);
       }
     } else {
       const int l = N.left, r = N.right;

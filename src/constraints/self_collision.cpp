@@ -31,10 +31,15 @@ void SpatialHash::build(double cell, const std::vector<Vec3>& lo, const std::vec
   for (size_t n = 0; n < lo.size(); ++n) each_cell(n, [&](std::uint64_t b) { ids_[fill[b]++] = static_cast<int>(n); });
 }
 
+// floor(v) as an integer for |v| < 2^63: truncation, one less for a negative non-integer
+// (std::floor is a library call without SSE4.1, once per axis per box and per query).
+static std::int64_t floor_to_int(double v) {
+  const auto i = static_cast<std::int64_t>(v);
+  return i - (static_cast<double>(i) > v ? 1 : 0);
+}
+
 std::array<std::int64_t, 3> SpatialHash::cell_of(const Vec3& p) const {
-  return {static_cast<std::int64_t>(std::floor(p[0] * inv_cell_)),
-          static_cast<std::int64_t>(std::floor(p[1] * inv_cell_)),
-          static_cast<std::int64_t>(std::floor(p[2] * inv_cell_))};
+  return {floor_to_int(p[0] * inv_cell_), floor_to_int(p[1] * inv_cell_), floor_to_int(p[2] * inv_cell_)};
 }
 
 // Teschner et al.'s large primes, mixed into 64 bits (distinct cells rarely share a key;

@@ -75,6 +75,10 @@ class PatchHierarchy {
   std::vector<Vec3> lo_, hi_, axis_, nsum_;
   std::vector<double> half_;
   std::vector<char> active_;  // per node: holds a primitive to visit in this call
+  // Per vertex (CSR): its triangles and edges; per triangle: its leaf. A call with `only`
+  // refits the primitives of the marked vertices alone (a few dozen per final-check round,
+  // not a pass over every primitive).
+  std::vector<int> vtri_start_, vtri_, vedge_start_, vedge_, leaf_of_tri_;
   long flat_count_ = 0;
 };
 

@@ -24,11 +24,22 @@ void SpatialHash::build(double cell, const std::vector<Vec3>& lo, const std::vec
       for (std::int64_t j = a[1]; j <= b[1]; ++j)
         for (std::int64_t k = a[2]; k <= b[2]; ++k) f(bucket_of(hash(i, j, k), nb));
   };
-  for (size_t n = 0; n < lo.size(); ++n) each_cell(n, [&](std::uint64_t b) { ++start_[b + 1]; });
+  // The first pass keeps each entry's bucket (box by box, cells in visiting order), so the
+  // second places them without hashing the cells again.
+  std::vector<std::uint32_t> bucket;
+  std::vector<int> count(lo.size());
+  bucket.reserve(2 * lo.size());
+  for (size_t n = 0; n < lo.size(); ++n) {
+    const size_t before = bucket.size();
+    each_cell(n, [&](std::uint64_t b) { ++start_[b + 1], bucket.push_back(static_cast<std::uint32_t>(b)); });
+    count[n] = static_cast<int>(bucket.size() - before);
+  }
   for (size_t b = 0; b < nb; ++b) start_[b + 1] += start_[b];
   ids_.resize(start_[nb]);
   std::vector<int> fill(start_.begin(), start_.end() - 1);
-  for (size_t n = 0; n < lo.size(); ++n) each_cell(n, [&](std::uint64_t b) { ids_[fill[b]++] = static_cast<int>(n); });
+  size_t k = 0;
+  for (size_t n = 0; n < lo.size(); ++n)
+    for (int c = 0; c < count[n]; ++c) ids_[fill[bucket[k++]]++] = static_cast<int>(n);
 }
 
 // floor(v) as an integer for |v| < 2^63: truncation, one less for a negative non-integer

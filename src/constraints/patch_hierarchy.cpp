@@ -10,7 +10,6 @@ namespace weft {
 
 namespace {
 
-constexpr int kLeafTriangles = 16;
 // The cone must stay this far (radians) inside 90 degrees, and the boundary's segments this
 // far apart (relative to the patch's size): margins against rounding, so a patch called flat
 // is flat with room to spare.
@@ -69,6 +68,26 @@ void PatchHierarchy::build(const std::vector<Tri>& tris, const std::vector<Edge>
     if (N.left >= 0) N.eb = nodes_[N.left].eb, N.ee = nodes_[N.right].ee;
   }
   for (size_t n = 0; n < nodes_.size(); ++n) classify(static_cast<int>(n));
+  // Adjacency for the partial refits.
+  int nv = 0;
+  for (const Tri& T : tris) nv = std::max({nv, T[0] + 1, T[1] + 1, T[2] + 1});
+  for (const Edge& E : edges) nv = std::max({nv, E[0] + 1, E[1] + 1});
+  auto csr = [nv](size_t count, auto&& ends, std::vector<int>& start, std::vector<int>& list) {
+    start.assign(nv + 1, 0);
+    for (size_t i = 0; i < count; ++i)
+      for (int v : ends(i)) ++start[v + 1];
+    for (int v = 0; v < nv; ++v) start[v + 1] += start[v];
+    list.resize(start[nv]);
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < count; ++i)
+      for (int v : ends(i)) list[fill[v]++] = static_cast<int>(i);
+  };
+  csr(tris.size(), [&](size_t i) { return std::array<int, 3>(tris[i]); }, vtri_start_, vtri_);
+  csr(edges.size(), [&](size_t i) { return std::array<int, 2>(edges[i]); }, vedge_start_, vedge_);
+  leaf_of_tri_.assign(tris.size(), -1);
+  for (size_t n = 0; n < nodes_.size(); ++n)
+    if (nodes_[n].left < 0)
+      for (int j = nodes_[n].tb; j < nodes_[n].te; ++j) leaf_of_tri_[tri_order_[j]] = static_cast<int>(n);
 }
 
 // Median split of the triangles' rest centroids along the widest axis (ties by index).
@@ -170,39 +189,43 @@ void PatchHierarchy::classify(int n) {
 // vertex and the nodes holding them (active_), the rest being as the previous call left them.
 void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
   auto P = [&](int v) { return Vec3(x[3 * v], x[3 * v + 1], x[3 * v + 2]); };
-  auto marked = [&](int v) { return !only || (*only)[v]; };
   const size_t nt = tris_.size(), ne = edges_.size(), nn = nodes_.size();
   if (!only) {
     tlo_.resize(nt), thi_.resize(nt), normal_.resize(nt), elo_.resize(ne), ehi_.resize(ne);
     lo_.resize(nn), hi_.resize(nn), axis_.resize(nn), nsum_.resize(nn), half_.resize(nn);
   }
   active_.assign(nn, only ? 0 : 1);
-  for (size_t t = 0; t < nt; ++t) {
-    if (!marked(tris_[t][0]) && !marked(tris_[t][1]) && !marked(tris_[t][2])) continue;
+  auto refit_tri = [&](size_t t) {
     const Vec3 a = P(tris_[t][0]), b = P(tris_[t][1]), c = P(tris_[t][2]);
     tlo_[t] = a.cwiseMin(b).cwiseMin(c), thi_[t] = a.cwiseMax(b).cwiseMax(c);
     normal_[t] = (b - a).cross(c - a);
-  }
-  for (size_t e = 0; e < ne; ++e) {
-    if (!marked(edges_[e][0]) && !marked(edges_[e][1])) continue;
+  };
+  auto refit_edge = [&](size_t e) {
     const Vec3 a = P(edges_[e][0]), b = P(edges_[e][1]);
     elo_[e] = a.cwiseMin(b), ehi_[e] = a.cwiseMax(b);
+  };
+  if (!only) {
+    for (size_t t = 0; t < nt; ++t) refit_tri(t);
+    for (size_t e = 0; e < ne; ++e) refit_edge(e);
+  } else {
+    // The primitives with a marked vertex (a primitive with two is refitted twice, to the
+    // same values), and the leaves holding those triangles (a leaf's edges' vertices are its
+    // triangles' vertices).
+    const int nv = static_cast<int>(std::min(only->size(), vtri_start_.size() - 1));
+    for (int v = 0; v < nv; ++v) {
+      if (!(*only)[v]) continue;
+      for (int i = vtri_start_[v]; i < vtri_start_[v + 1]; ++i) refit_tri(vtri_[i]), active_[leaf_of_tri_[vtri_[i]]] = 1;
+      for (int i = vedge_start_[v]; i < vedge_start_[v + 1]; ++i) refit_edge(vedge_[i]);
+    }
   }
   auto angle = [](const Vec3& u, const Vec3& w) { return std::acos(std::clamp(u.dot(w), -1.0, 1.0)); };
   // Children before parents: nodes are numbered in preorder, so backwards.
   for (size_t k = nn; k-- > 0;) {
     const Node& N = nodes_[k];
     if (only) {
-      // A leaf is active when one of its triangles has a marked vertex (its edges' vertices
-      // are its triangles' vertices); a parent when a child is.
-      if (N.left < 0) {
-        for (int j = N.tb; j < N.te && !active_[k]; ++j) {
-          const Tri& T = tris_[tri_order_[j]];
-          active_[k] = marked(T[0]) || marked(T[1]) || marked(T[2]);
-        }
-      } else {
-        active_[k] = active_[N.left] || active_[N.right];
-      }
+      // A leaf is active when one of its triangles has a marked vertex (set above); a parent
+      // when a child is.
+      if (N.left >= 0) active_[k] = active_[N.left] || active_[N.right];
       if (!active_[k]) continue;
     }
     if (N.left < 0) {
@@ -221,12 +244,14 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
       half_[k] = M_PI;
       if (ok && sl > 0) {
         axis_[k] = s / sl;
-        double h = 0.0;
+        // The largest angle is the one of the smallest cosine (acos decreases): one acos
+        // per leaf, the same value as the largest of the triangles' angles.
+        double cmin = 1.0;
         for (int j = N.tb; j < N.te; ++j) {
           const int t = tri_order_[j];
-          h = std::max(h, angle(axis_[k], normal_[t] / normal_[t].norm()));
+          cmin = std::min(cmin, std::clamp(axis_[k].dot(normal_[t] / normal_[t].norm()), -1.0, 1.0));
         }
-        half_[k] = h;
+        half_[k] = std::acos(cmin);
       }
     } else {
       const int l = N.left, r = N.right;

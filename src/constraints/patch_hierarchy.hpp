@@ -42,6 +42,7 @@ class PatchHierarchy {
   long flat_patches() const { return flat_count_; }
 
  private:
+  static constexpr int kLeafTriangles = 16;  // at most this many triangles in a leaf
   struct Node {
     int left = -1, right = -1;
     int tb = 0, te = 0;  // triangles tri_order_[tb, te)
@@ -74,6 +75,10 @@ class PatchHierarchy {
   std::vector<Vec3> lo_, hi_, axis_, nsum_;
   std::vector<double> half_;
   std::vector<char> active_;  // per node: holds a primitive to visit in this call
+  // Per vertex (CSR): its triangles and edges; per triangle: its leaf. A call with `only`
+  // refits the primitives of the marked vertices alone (a few dozen per final-check round,
+  // not a pass over every primitive).
+  std::vector<int> vtri_start_, vtri_, vedge_start_, vedge_, leaf_of_tri_;
   long flat_count_ = 0;
 };
 
@@ -122,21 +127,40 @@ void PatchHierarchy::pair(int a, int b, const double* x, F& f) {
 }
 
 // The edges of leaf a against the triangles of leaf b (a == b: within one leaf); an edge
-// outside b's box meets none of them.
+// outside the box of b's triangles meets none of them. Two leaves: first b's triangles whose
+// box meets a's (every edge of a lies in a's box, so the others meet none of its edges;
+// neighbouring leaves overlap at their seam only), copied with their boxes so the edge loop
+// reads them in order, and an edge is tested against the box of those alone. The pairs are
+// the same, in the same order.
 template <class F>
 void PatchHierarchy::leaf_pair(int a, int b, F& f) const {
   const Node &A = nodes_[a], &B = nodes_[b];
+  struct Cand {
+    Vec3 lo, hi;
+    int t;
+  };
+  Cand cand[kLeafTriangles];
+  int nc = 0;
+  Vec3 clo, chi;  // the box of the kept triangles
+  for (int j = B.tb; j < B.te; ++j) {
+    const int t = tri_order_[j];
+    if (a != b && ((lo_[a].array() > thi_[t].array()).any() || (hi_[a].array() < tlo_[t].array()).any())) continue;
+    cand[nc] = {tlo_[t], thi_[t], t};
+    clo = nc == 0 ? tlo_[t] : Vec3(clo.cwiseMin(tlo_[t])), chi = nc == 0 ? thi_[t] : Vec3(chi.cwiseMax(thi_[t]));
+    ++nc;
+  }
+  if (nc == 0) return;
   for (int i = A.eb; i < A.ee; ++i) {
     const int e = edge_order_[i];
     const Edge& E = edges_[e];
     const Vec3 &el = elo_[e], &eh = ehi_[e];
-    if ((el.array() > hi_[b].array()).any() || (eh.array() < lo_[b].array()).any()) continue;
-    for (int j = B.tb; j < B.te; ++j) {
-      const int t = tri_order_[j];
-      if ((el.array() > thi_[t].array()).any() || (eh.array() < tlo_[t].array()).any()) continue;
-      const Tri& T = tris_[t];
+    if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
+    for (int j = 0; j < nc; ++j) {
+      const Cand& c = cand[j];
+      if ((el.array() > c.hi.array()).any() || (eh.array() < c.lo.array()).any()) continue;
+      const Tri& T = tris_[c.t];
       if (T[0] == E[0] || T[1] == E[0] || T[2] == E[0] || T[0] == E[1] || T[1] == E[1] || T[2] == E[1]) continue;
-      f(e, t);
+      f(e, c.t);
     }
   }
 }

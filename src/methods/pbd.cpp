@@ -870,8 +870,11 @@ int PbdStepper::project_self(double* x, bool last_sweep) {
     const Tri& t = sc_tris_[p.t];
     const int ids[4] = {p.v, t[0], t[1], t[2]};
     gather<4>(xg, ids, xs);
-    const double C = point_triangle_collision_constraint(xs, collision_thickness_, p.side, &grad);
+    // The value alone first (the same value with or without the gradient): most pairs are
+    // inactive in most sweeps.
+    const double C = point_triangle_collision_constraint(xs, collision_thickness_, p.side, nullptr);
     if (!(C < 0) || !projects_into_triangle(xs.col(0), xs.col(1), xs.col(2), xs.col(3), kInside)) continue;
+    point_triangle_collision_constraint(xs, collision_thickness_, p.side, &grad);
     sc_hit_vt_[&p - self_pairs_.data()] = 1;
     for (int a = 0; a < 4; ++a) ws[a] = w_global_[ids[a]];
     pbd_project<4>(C, grad, ws, 1.0, ConstraintSense::Unilateral, &dx);

@@ -31,7 +31,7 @@ class DihedralForceTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k)
-      acc += dihedral_force_energy(gather4(xl, &stencils_.local[4 * k]), rest_[stencils_.element[k]], nullptr,
+      acc += dihedral_force_energy(gather4(xl, stencils_.local_at(4 * k)), rest_[stencils_.element_at(k)], nullptr,
                                    nullptr, true);
     return true;
   }
@@ -43,14 +43,14 @@ class DihedralForceTerm final : public EnergyTerm {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
         const int k = first + i;
-        const int* l = &stencils_.local[4 * k];
+        const int* l = stencils_.local_at(4 * k);
         Mat12& H = H_[i];
-        acc += scale * dihedral_force_energy(gather4(xl, l), rest_[stencils_.element[k]], &g, &H, true);
+        acc += scale * dihedral_force_energy(gather4(xl, l), rest_[stencils_.element_at(k)], &g, &H, true);
         g *= scale;
         H *= scale;
         sink.add_gradient(4, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 4, &stencils_.local[4 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 4, stencils_.local_at(4 * first), H_[0].data());
     }
   }
 
@@ -72,7 +72,7 @@ void build(const ObjectStencils& o, ElementSet& set) {
     const double k = given > 0 ? given * (o.rest[h[1]] - o.rest[h[0]]).squaredNorm() : D;
     if (!(k > 0)) continue;
     set.vertices.insert(set.vertices.end(), h.begin(), h.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     rest.push_back(make_dihedral_force_rest(X, k, false));
   }
 }

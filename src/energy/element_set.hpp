@@ -5,6 +5,7 @@
 // each rank of a run to the stencils touching a vertex it owns (keep(): what its matrix rows,
 // its LocalView and its terms need); LocalStencils is the part one rank evaluates.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -19,7 +20,19 @@ struct ElementSet {
   const TermFactory* term = nullptr;  // the registration that built it and evaluates it
   int arity = 0;                      // vertices per stencil
   std::vector<int> vertices;          // arity solver ids per stencil
-  std::vector<int> object;            // scene object per stencil (its material)
+  // The scene object of each stencil (its material), in runs: a set is built object by
+  // object, so stencils [object_start[i], object_start[i + 1]) (the last run up to size())
+  // are of object object_id[i]. (Per stencil: 4 bytes a stencil, ~20 a cloth vertex.)
+  std::vector<int> object_start, object_id;
+  // Appends the object of the next stencil (the builders, once per stencil).
+  void push_object(int o) {
+    if (object_id.empty() || object_id.back() != o) object_start.push_back(count_), object_id.push_back(o);
+    ++count_;
+  }
+  int object_of(int k) const {
+    if (object_id.size() == 1) return object_id[0];
+    return object_id[std::upper_bound(object_start.begin(), object_start.end(), k) - object_start.begin() - 1];
+  }
   // Per stencil, the scene triangle it is when the stencils are mesh triangles (per-triangle
   // output and checkpoint arrays); empty otherwise.
   std::vector<int> triangle;
@@ -28,7 +41,7 @@ struct ElementSet {
   // empty while the set is whole.
   std::vector<int> global;
 
-  int size() const { return static_cast<int>(object.size()); }
+  int size() const { return count_; }
   int global_of(int k) const { return global.empty() ? k : global[k]; }
   int whole_size() const { return whole_size_ < 0 ? size() : whole_size_; }  // over every rank
   const int* stencil(int k) const { return vertices.data() + static_cast<size_t>(arity) * k; }
@@ -55,7 +68,8 @@ struct ElementSet {
   // leaves up to 2x capacity for the run): called once the set is complete.
   void shrink_to_fit() {
     vertices.shrink_to_fit();
-    object.shrink_to_fit();
+    object_start.shrink_to_fit();
+    object_id.shrink_to_fit();
     triangle.shrink_to_fit();
     if (rest_) shrink_rest_(rest_.get());
   }
@@ -74,7 +88,15 @@ struct ElementSet {
     std::vector<int> g(which.size());
     for (size_t i = 0; i < which.size(); ++i) g[i] = global_of(which[i]);
     pick(vertices, arity);
-    pick(object, 1);
+    {
+      std::vector<int> start, id;
+      start.swap(object_start), id.swap(object_id);
+      auto of = [&](int k) {  // object_of over the runs before the cut
+        return id.size() == 1 ? id[0] : id[std::upper_bound(start.begin(), start.end(), k) - start.begin() - 1];
+      };
+      count_ = 0;
+      for (int k : which) push_object(of(k));
+    }
     pick(triangle, 1);
     if (rest_) keep_rest_(rest_, which);
     global.swap(g);
@@ -95,6 +117,7 @@ struct ElementSet {
     if (!rest_ || *rest_type_ != t) throw std::logic_error("ElementSet: rest data of another type");
     return rest_.get();
   }
+  int count_ = 0;        // stencils
   int whole_size_ = -1;  // -1: this set is whole
   std::shared_ptr<void> rest_;  // std::vector<R>, immutable once built (shared by copies)
   const std::type_info* rest_type_ = nullptr;
@@ -106,7 +129,16 @@ struct ElementSet {
 struct LocalStencils {
   std::vector<int> element;  // indices into the set, ascending
   std::vector<int> local;    // arity local vertex indices per element
-  int size() const { return static_cast<int>(element.size()); }
+  // Or, when the rank evaluates every stencil of the set and its local ids are the solver
+  // ids (one rank: the owned block starts at 0, no ghosts), the set itself: element k is k
+  // and its local ids are the set's own vertex array, borrowed instead of copied (issue 20:
+  // the copies were ~110 bytes a cloth vertex at one rank). `element` and `local` are
+  // then empty. The set must outlive these stencils.
+  const ElementSet* whole = nullptr;
+  int size() const { return whole ? whole->size() : static_cast<int>(element.size()); }
+  int element_at(int k) const { return whole ? k : element[k]; }
+  // The local ids from entry i on (i = arity k: stencil k's).
+  const int* local_at(size_t i) const { return (whole ? whole->vertices.data() : local.data()) + i; }
 };
 
 }  // namespace weft

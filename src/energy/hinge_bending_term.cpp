@@ -25,7 +25,7 @@ class HingeBendingTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k)
-      acc += hinge_bending(gather4(xl, &stencils_.local[4 * k]), rest_[stencils_.element[k]], nullptr, nullptr, false);
+      acc += hinge_bending(gather4(xl, stencils_.local_at(4 * k)), rest_[stencils_.element_at(k)], nullptr, nullptr, false);
     return true;
   }
 
@@ -36,14 +36,14 @@ class HingeBendingTerm final : public EnergyTerm {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
         const int k = first + i;
-        const int* l = &stencils_.local[4 * k];
+        const int* l = stencils_.local_at(4 * k);
         Mat12& H = H_[i];
-        acc += scale * hinge_bending(gather4(xl, l), rest_[stencils_.element[k]], &g, &H, true);
+        acc += scale * hinge_bending(gather4(xl, l), rest_[stencils_.element_at(k)], &g, &H, true);
         g *= scale;
         H *= scale;
         sink.add_gradient(4, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 4, &stencils_.local[4 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 4, stencils_.local_at(4 * first), H_[0].data());
     }
   }
 
@@ -64,7 +64,7 @@ void build_hinges(const ObjectStencils& o, ElementSet& set) {
   if (kb <= 0) return;
   for (const auto& h : o.hinges) {
     set.vertices.insert(set.vertices.end(), h.begin(), h.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     rest.push_back(make_hinge_rest(o.rest[h[0]], o.rest[h[1]], o.rest[h[2]], o.rest[h[3]], kb));
   }
 }

@@ -34,7 +34,7 @@ class RodBendingTerm final : public EnergyTerm {
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
       const double e =
-          rod_bending(gather3(xl, &stencils_.local[3 * k]), rest_[stencils_.element[k]], nullptr, nullptr, false);
+          rod_bending(gather3(xl, stencils_.local_at(3 * k)), rest_[stencils_.element_at(k)], nullptr, nullptr, false);
       if (!std::isfinite(e)) return false;
       acc += e;
     }
@@ -48,20 +48,20 @@ class RodBendingTerm final : public EnergyTerm {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
         const int k = first + i;
-        const int* l = &stencils_.local[3 * k];
+        const int* l = stencils_.local_at(3 * k);
         Mat9& H = H_[i];
-        acc += scale * rod_bending(gather3(xl, l), rest_[stencils_.element[k]], &g, &H, true);
+        acc += scale * rod_bending(gather3(xl, l), rest_[stencils_.element_at(k)], &g, &H, true);
         g *= scale;
         H *= scale;
         sink.add_gradient(3, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 3, &stencils_.local[3 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 3, stencils_.local_at(3 * first), H_[0].data());
     }
   }
 
   bool feasible(const double* xl) const override {
     for (int k = 0; k < stencils_.size(); ++k)
-      if (!std::isfinite(rod_curvature(gather3(xl, &stencils_.local[3 * k])))) return false;
+      if (!std::isfinite(rod_curvature(gather3(xl, stencils_.local_at(3 * k))))) return false;
     return true;
   }
 
@@ -84,7 +84,7 @@ void build_bends(const ObjectStencils& o, ElementSet& set) {
   std::vector<RodBendRest>& rest = set.rest<RodBendRest>();
   for (const auto& t : triples) {
     set.vertices.insert(set.vertices.end(), t.begin(), t.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     rest.push_back(make_rod_bend_rest(o.rest[t[0]], o.rest[t[1]], o.rest[t[2]], EI));
   }
 }

@@ -48,9 +48,9 @@ class RodStretchTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const int e = stencils_.element[k], o = set_.object[e];
+      const int e = stencils_.element_at(k), o = set_.object_of(e);
       const ObjectParams& op = objects_[o];
-      const Vec6 x = gather2(xl, &stencils_.local[2 * k]);
+      const Vec6 x = gather2(xl, stencils_.local_at(2 * k));
       const RodStretchRest& r = rest_[e];
       acc += rod_stretch(x, r, nullptr, nullptr, false);
       if (op.strain_limit > 0) {
@@ -69,9 +69,9 @@ class RodStretchTerm final : public EnergyTerm {
     for (int first = 0; first < n; first += kBatch) {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
-        const int k = first + i, e = stencils_.element[k], o = set_.object[e];
+        const int k = first + i, e = stencils_.element_at(k), o = set_.object_of(e);
         const ObjectParams& op = objects_[o];
-        const int* l = &stencils_.local[2 * k];
+        const int* l = stencils_.local_at(2 * k);
         const Vec6 x = gather2(xl, l);
         const RodStretchRest& r = rest_[e];
         Mat6& H = H_[i];
@@ -86,15 +86,15 @@ class RodStretchTerm final : public EnergyTerm {
         H *= scale;
         sink.add_gradient(2, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 2, &stencils_.local[2 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 2, stencils_.local_at(2 * first), H_[0].data());
     }
   }
 
   bool feasible(const double* xl) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const int e = stencils_.element[k];
-      const ObjectParams& op = objects_[set_.object[e]];
-      if (op.strain_limit > 0 && !(segment_stretch(gather2(xl, &stencils_.local[2 * k]), rest_[e]) < op.strain_limit))
+      const int e = stencils_.element_at(k);
+      const ObjectParams& op = objects_[set_.object_of(e)];
+      if (op.strain_limit > 0 && !(segment_stretch(gather2(xl, stencils_.local_at(2 * k)), rest_[e]) < op.strain_limit))
         return false;
     }
     return true;
@@ -105,10 +105,10 @@ class RodStretchTerm final : public EnergyTerm {
   // Section 4.1: adaptive kappa_s (energy/strain_limit.hpp).
   void update_stiffness(const double* xl) override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const int e = stencils_.element[k];
-      const ObjectParams& op = objects_[set_.object[e]];
+      const int e = stencils_.element_at(k);
+      const ObjectParams& op = objects_[set_.object_of(e)];
       if (op.strain_limit <= 0) continue;
-      const double gap = op.strain_limit - segment_stretch(gather2(xl, &stencils_.local[2 * k]), rest_[e]);
+      const double gap = op.strain_limit - segment_stretch(gather2(xl, stencils_.local_at(2 * k)), rest_[e]);
       adapt_strain_stiffness(gap, op.strain_limit, op.strain_threshold, kappa_[k], small_gap_[k]);
     }
   }
@@ -119,7 +119,7 @@ class RodStretchTerm final : public EnergyTerm {
   double max_strain(const double* xl) const override {
     double worst = 0.0;
     for (int k = 0; k < stencils_.size(); ++k)
-      worst = std::max(worst, segment_stretch(gather2(xl, &stencils_.local[2 * k]), rest_[stencils_.element[k]]));
+      worst = std::max(worst, segment_stretch(gather2(xl, stencils_.local_at(2 * k)), rest_[stencils_.element_at(k)]));
     return worst;
   }
 
@@ -148,7 +148,7 @@ void build_segments(const ObjectStencils& o, ElementSet& set) {
     const double L = (o.rest[s[1]] - o.rest[s[0]]).norm();
     if (!(L > 0)) throw InputError("rod has a zero-length rest segment");
     set.vertices.insert(set.vertices.end(), s.begin(), s.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     rest.push_back({L, k});
   }
 }

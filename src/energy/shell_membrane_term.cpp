@@ -51,9 +51,9 @@ class ShellMembraneTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const int e = stencils_.element[k];
-      const ObjectParams& op = objects_[set_.object[e]];
-      const Vec9 x = gather3(xl, &stencils_.local[3 * k]);
+      const int e = stencils_.element_at(k);
+      const ObjectParams& op = objects_[set_.object_of(e)];
+      const Vec9 x = gather3(xl, stencils_.local_at(3 * k));
       const TriRest& r = rest_[e];
       acc += Kernel::eval(x, r, MembraneParams{op.mu, op.lambda, op.thickness}, nullptr, nullptr, false);
       if (op.strain_limit > 0) {
@@ -72,9 +72,9 @@ class ShellMembraneTerm final : public EnergyTerm {
     for (int first = 0; first < n; first += kBatch) {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
-        const int k = first + i, e = stencils_.element[k];
-        const ObjectParams& op = objects_[set_.object[e]];
-        const int* l = &stencils_.local[3 * k];
+        const int k = first + i, e = stencils_.element_at(k);
+        const ObjectParams& op = objects_[set_.object_of(e)];
+        const int* l = stencils_.local_at(3 * k);
         const Vec9 x = gather3(xl, l);
         const TriRest& r = rest_[e];
         Mat9& H = H_[i];
@@ -104,16 +104,16 @@ class ShellMembraneTerm final : public EnergyTerm {
         H *= scale;
         sink.add_gradient(3, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 3, &stencils_.local[3 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 3, stencils_.local_at(3 * first), H_[0].data());
     }
   }
 
   bool feasible(const double* xl) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const int e = stencils_.element[k];
-      const ObjectParams& op = objects_[set_.object[e]];
+      const int e = stencils_.element_at(k);
+      const ObjectParams& op = objects_[set_.object_of(e)];
       if (op.strain_limit > 0 &&
-          !(max_singular_value(gather3(xl, &stencils_.local[3 * k]), rest_[e]) < op.strain_limit))
+          !(max_singular_value(gather3(xl, stencils_.local_at(3 * k)), rest_[e]) < op.strain_limit))
         return false;
     }
     return true;
@@ -124,10 +124,10 @@ class ShellMembraneTerm final : public EnergyTerm {
   // Section 4.1: adaptive kappa_s (energy/strain_limit.hpp).
   void update_stiffness(const double* xl) override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const int e = stencils_.element[k];
-      const ObjectParams& op = objects_[set_.object[e]];
+      const int e = stencils_.element_at(k);
+      const ObjectParams& op = objects_[set_.object_of(e)];
       if (op.strain_limit <= 0) continue;
-      const double gap = op.strain_limit - max_singular_value(gather3(xl, &stencils_.local[3 * k]), rest_[e]);
+      const double gap = op.strain_limit - max_singular_value(gather3(xl, stencils_.local_at(3 * k)), rest_[e]);
       adapt_strain_stiffness(gap, op.strain_limit, op.strain_threshold, kappa_[k], small_gap_[k]);
     }
   }
@@ -137,7 +137,7 @@ class ShellMembraneTerm final : public EnergyTerm {
   double max_strain(const double* xl) const override {
     double worst = 0.0;
     for (int k = 0; k < stencils_.size(); ++k)
-      worst = std::max(worst, max_singular_value(gather3(xl, &stencils_.local[3 * k]), rest_[stencils_.element[k]]));
+      worst = std::max(worst, max_singular_value(gather3(xl, stencils_.local_at(3 * k)), rest_[stencils_.element_at(k)]));
     return worst;
   }
 
@@ -155,7 +155,7 @@ void build_triangles(const ObjectStencils& o, ElementSet& set) {
   for (size_t t = 0; t < o.triangles.size(); ++t) {
     const Tri& tri = o.triangles[t];
     set.vertices.insert(set.vertices.end(), tri.begin(), tri.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     set.triangle.push_back(o.triangle_ids[t]);
     rest.push_back(make_tri_rest(o.rest[tri[0]], o.rest[tri[1]], o.rest[tri[2]]));
   }

@@ -31,8 +31,8 @@ class ShellOrthotropicTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const OrthotropicRest& r = rest_[stencils_.element[k]];
-      const double e = membrane_orthotropic(gather3(xl, &stencils_.local[3 * k]), r.tri, r.p, nullptr, nullptr, false);
+      const OrthotropicRest& r = rest_[stencils_.element_at(k)];
+      const double e = membrane_orthotropic(gather3(xl, stencils_.local_at(3 * k)), r.tri, r.p, nullptr, nullptr, false);
       if (!std::isfinite(e)) return false;
       acc += e;
     }
@@ -46,22 +46,22 @@ class ShellOrthotropicTerm final : public EnergyTerm {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
         const int k = first + i;
-        const int* l = &stencils_.local[3 * k];
-        const OrthotropicRest& r = rest_[stencils_.element[k]];
+        const int* l = stencils_.local_at(3 * k);
+        const OrthotropicRest& r = rest_[stencils_.element_at(k)];
         Mat9& H = H_[i];
         acc += scale * membrane_orthotropic(gather3(xl, l), r.tri, r.p, &g, &H, true);
         g *= scale;
         H *= scale;
         sink.add_gradient(3, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 3, &stencils_.local[3 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 3, stencils_.local_at(3 * first), H_[0].data());
     }
   }
 
   bool feasible(const double* xl) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const OrthotropicRest& r = rest_[stencils_.element[k]];
-      if (!orthotropic_feasible(aligned_green_strain(gather3(xl, &stencils_.local[3 * k]), r.tri), r.p)) return false;
+      const OrthotropicRest& r = rest_[stencils_.element_at(k)];
+      if (!orthotropic_feasible(aligned_green_strain(gather3(xl, stencils_.local_at(3 * k)), r.tri), r.p)) return false;
     }
     return true;
   }
@@ -70,7 +70,7 @@ class ShellOrthotropicTerm final : public EnergyTerm {
   double max_strain(const double* xl) const override {
     double worst = 0.0;
     for (int k = 0; k < stencils_.size(); ++k)
-      worst = std::max(worst, max_singular_value(gather3(xl, &stencils_.local[3 * k]), rest_[stencils_.element[k]].tri));
+      worst = std::max(worst, max_singular_value(gather3(xl, stencils_.local_at(3 * k)), rest_[stencils_.element_at(k)].tri));
     return worst;
   }
 
@@ -100,7 +100,7 @@ void build_orthotropic(const ObjectStencils& o, ElementSet& set) {
     const Tri& tri = o.triangles[t];
     const Vec3 &X0 = o.rest[tri[0]], &X1 = o.rest[tri[1]], &X2 = o.rest[tri[2]];
     set.vertices.insert(set.vertices.end(), tri.begin(), tri.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     set.triangle.push_back(o.triangle_ids[t]);
     const Vec3 warp = orthotropic_warp(X0, X1, X2, lim, o.triangle_uv ? &(*o.triangle_uv)[t] : nullptr);
     rest.push_back({make_aligned_tri_rest(X0, X1, X2, warp), p, warp});

@@ -23,7 +23,7 @@ class SpringTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k)
-      acc += spring_energy(gather(xl, &stencils_.local[2 * k]), rest_[stencils_.element[k]], nullptr, nullptr, false);
+      acc += spring_energy(gather(xl, stencils_.local_at(2 * k)), rest_[stencils_.element_at(k)], nullptr, nullptr, false);
     return true;
   }
 
@@ -34,14 +34,14 @@ class SpringTerm final : public EnergyTerm {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
         const int k = first + i;
-        const int* l = &stencils_.local[2 * k];
+        const int* l = stencils_.local_at(2 * k);
         Mat6& H = H_[i];
-        acc += scale * spring_energy(gather(xl, l), rest_[stencils_.element[k]], &g, &H, true);
+        acc += scale * spring_energy(gather(xl, l), rest_[stencils_.element_at(k)], &g, &H, true);
         g *= scale;
         H *= scale;
         sink.add_gradient(2, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 2, &stencils_.local[2 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 2, stencils_.local_at(2 * first), H_[0].data());
     }
   }
 
@@ -49,7 +49,7 @@ class SpringTerm final : public EnergyTerm {
     if (!strain_) return 0.0;
     double worst = 0.0;
     for (int k = 0; k < stencils_.size(); ++k)
-      worst = std::max(worst, spring_stretch(gather(xl, &stencils_.local[2 * k]), rest_[stencils_.element[k]]));
+      worst = std::max(worst, spring_stretch(gather(xl, stencils_.local_at(2 * k)), rest_[stencils_.element_at(k)]));
     return worst;
   }
 
@@ -72,7 +72,7 @@ inline void add_spring(const ObjectStencils& o, ElementSet& set, int a, int b, d
   if (!(L > 0)) throw InputError("object '" + o.spec.name + "': a spring has zero rest length (coincident vertices)");
   set.vertices.push_back(a);
   set.vertices.push_back(b);
-  set.object.push_back(o.object);
+  set.push_object(o.object);
   set.rest<SpringRest>().push_back({L, k});
 }
 

@@ -13,7 +13,7 @@ void build_tets(const ObjectStencils& o, ElementSet& set) {
   const VolumeParams p = volume_params(mat.youngs, mat.poisson);
   for (const auto& t : o.tets) {
     set.vertices.insert(set.vertices.end(), t.begin(), t.end());
-    set.object.push_back(o.object);
+    set.push_object(o.object);
     try {
       rest.push_back({make_tet_rest(o.rest[t[0]], o.rest[t[1]], o.rest[t[2]], o.rest[t[3]]), p});
     } catch (const InputError& e) {

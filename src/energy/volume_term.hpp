@@ -36,8 +36,8 @@ class VolumeTerm final : public EnergyTerm {
 
   bool add_energy(const double* xl, double& acc) const override {
     for (int k = 0; k < stencils_.size(); ++k) {
-      const VolumeRest& r = rest_[stencils_.element[k]];
-      const Vec12 x = gather_tet(xl, &stencils_.local[4 * k]);
+      const VolumeRest& r = rest_[stencils_.element_at(k)];
+      const Vec12 x = gather_tet(xl, stencils_.local_at(4 * k));
       if (!(tet_jacobian(x, r.tet) > 0.0)) return false;
       acc += Kernel::eval(x, r.tet, r.p, nullptr, nullptr, false);
     }
@@ -51,21 +51,21 @@ class VolumeTerm final : public EnergyTerm {
       const int count = std::min(kBatch, n - first);
       for (int i = 0; i < count; ++i) {
         const int k = first + i;
-        const int* l = &stencils_.local[4 * k];
-        const VolumeRest& r = rest_[stencils_.element[k]];
+        const int* l = stencils_.local_at(4 * k);
+        const VolumeRest& r = rest_[stencils_.element_at(k)];
         Mat12& H = H_[i];
         acc += scale * Kernel::eval(gather_tet(xl, l), r.tet, r.p, &g, &H, true);
         g *= scale;
         H *= scale;
         sink.add_gradient(4, l, g.data());
       }
-      sink.add_hessians(set_index_, first, count, 4, &stencils_.local[4 * first], H_[0].data());
+      sink.add_hessians(set_index_, first, count, 4, stencils_.local_at(4 * first), H_[0].data());
     }
   }
 
   bool feasible(const double* xl) const override {
     for (int k = 0; k < stencils_.size(); ++k)
-      if (!(tet_jacobian(gather_tet(xl, &stencils_.local[4 * k]), rest_[stencils_.element[k]].tet) > 0.0))
+      if (!(tet_jacobian(gather_tet(xl, stencils_.local_at(4 * k)), rest_[stencils_.element_at(k)].tet) > 0.0))
         return false;
     return true;
   }

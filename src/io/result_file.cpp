@@ -1,6 +1,7 @@
 #include "io/result_file.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -200,7 +201,7 @@ void set_frames(hid_t file, const char* path, hsize_t frames) {
 // frames), this rank writing rows [begin, end).
 template <typename T>
 void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
-                      const std::vector<T>& rows) {
+                      const T* rows) {
   set_frames(file, path, hsize_t(frame) + 1);
   hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
   hid_t space = H5Dget_space(ds);
@@ -213,15 +214,31 @@ void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int b
     H5Sselect_none(mem);
   }
   hid_t dxpl = collective_dxpl();
-  h5check(H5Dwrite(ds, type, mem, space, dxpl, rows.data()), std::string("write ") + path);
+  h5check(H5Dwrite(ds, type, mem, space, dxpl, rows), std::string("write ") + path);
   H5Pclose(dxpl);
   H5Sclose(mem);
   H5Sclose(space);
   H5Dclose(ds);
 }
 
+template <typename T>
+void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
+                      const std::vector<T>& rows) {
+  write_frame_rows(file, path, type, frame, begin, end, width, rows.data());
+}
+
+// A Vec's array, read (RAII).
+struct ReadArray {
+  explicit ReadArray(Vec v) : v(v) { VecGetArrayRead(v, &a); }
+  ~ReadArray() { VecRestoreArrayRead(v, &a); }
+  ReadArray(const ReadArray&) = delete;
+  ReadArray& operator=(const ReadArray&) = delete;
+  Vec v;
+  const PetscScalar* a = nullptr;
+};
+
 // Write rows [begin, end) of an (M, 3) dataset (per-frame datasets: write_frame_rows).
-void write_rows(hid_t ds, int begin, int end, const std::vector<double>& rows) {
+void write_rows(hid_t ds, int begin, int end, const double* rows) {
   hid_t space = H5Dget_space(ds);
   hsize_t start[2] = {hsize_t(begin), 0}, count[2] = {hsize_t(end - begin), 3};
   H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
@@ -232,7 +249,7 @@ void write_rows(hid_t ds, int begin, int end, const std::vector<double>& rows) {
     H5Sselect_none(mem);
   }
   hid_t dxpl = collective_dxpl();
-  h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, rows.data()), "write rows");
+  h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, rows), "write rows");
   H5Pclose(dxpl);
   H5Sclose(mem);
   H5Sclose(space);
@@ -282,6 +299,9 @@ void read_selected_rows(hid_t ds, const std::vector<int>& input_ids, std::vector
 
 }  // namespace
 
+// Rows of a /mesh dataset a rank fills and writes at a time.
+constexpr size_t kMeshRows = size_t(1) << 16;
+
 ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalView& lv)
     : path_(path), scene_(scene), lv_(lv) {
   quiet_hdf5();
@@ -307,14 +327,32 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   // dataset in file layout (rank 0 wrote them all before: ~100 bytes per vertex on it).
   hid_t mesh = H5Gcreate2(file_, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   // Per vertex (input order) or per element: `fill(i)` gives entry i's `per` values.
+  // A share is filled and written kMeshRows rows at a time (every rank takes part in as many
+  // collective writes as the largest share needs): at one rank a whole dataset in file
+  // layout was the /mesh phase's peak (/mesh/triangles, /mesh/warp_direction: 48 bytes a
+  // cloth vertex).
   auto write_mesh = [&](const char* name, hid_t type, auto zero, size_t count, int per, auto&& fill) {
     const auto [b, e] = even_share(static_cast<long long>(count), lv.rank, lv.ranks);
     const size_t begin = b, end = e;
-    std::vector<decltype(zero)> a((end - begin) * per);
-    for (size_t i = begin; i < end; ++i) fill(i, a.data() + (i - begin) * per);
     std::vector<hsize_t> dims{hsize_t(count)};
     if (per > 1) dims.push_back(hsize_t(per));
-    write_split(mesh, name, type, a, dims, begin, end);
+    hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    hid_t dcpl = unfilled_dcpl();
+    hid_t ds = h5check_id(H5Dcreate2(mesh, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name);
+    H5Pclose(dcpl);
+    if (count > 0) {  // (nothing to write in an empty dataset, e.g. no segments)
+      long long rounds = static_cast<long long>((end - begin + kMeshRows - 1) / kMeshRows);
+      MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv.comm);
+      std::vector<decltype(zero)> a;
+      for (long long r = 0; r < rounds; ++r) {
+        const size_t rb = std::min(end, begin + static_cast<size_t>(r) * kMeshRows), re = std::min(end, rb + kMeshRows);
+        a.assign((re - rb) * per, zero);
+        for (size_t i = rb; i < re; ++i) fill(i, a.data() + (i - rb) * per);
+        write_row_range(ds, name, type, a, rb, re);
+      }
+    }
+    H5Sclose(space);
+    H5Dclose(ds);
   };
   write_mesh("rest_positions", H5T_NATIVE_DOUBLE, 0.0, n, 3, [&](size_t i, double* o) {
     for (int d = 0; d < 3; ++d) o[d] = scene.rest[scene.solver_of_input[i]][d];
@@ -442,24 +480,40 @@ void ResultFile::open_scatter() {
   const int n = scene_.num_vertices;
   const auto [nb, ne] = even_share(n, lv_.rank, lv_.ranks);
   nat_begin_ = static_cast<int>(nb), nat_end_ = static_cast<int>(ne);
-  VecCreateMPI(lv_.comm, 3 * (nat_end_ - nat_begin_), 3 * n, &natural_);
-  VecSetBlockSize(natural_, 3);
-  std::vector<PetscInt> from(nat_end_ - nat_begin_);
-  for (int i = nat_begin_; i < nat_end_; ++i) from[i - nat_begin_] = scene_.solver_of_input[i];
+  // Where every rank's natural block is its owned block in the same order (one rank: the
+  // solver order is the input order), a Vec's own array is its natural block: no natural
+  // Vec and no scatter (24 bytes a vertex and the scatter's index arrays, issue 20).
+  int same = nat_begin_ == lv_.vbegin && nat_end_ == lv_.vend;
+  for (int i = nat_begin_; same && i < nat_end_; ++i) same = scene_.solver_of_input[i] == i;
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, lv_.comm);
+  identity_ = same != 0;
   IS is_from, is_to;
-  ISCreateBlock(lv_.comm, 3, static_cast<PetscInt>(from.size()), from.data(), PETSC_COPY_VALUES, &is_from);
-  ISCreateStride(lv_.comm, 3 * (nat_end_ - nat_begin_), 3 * nat_begin_, 1, &is_to);
-  Vec layout;  // same parallel layout as the solver's global Vecs
-  VecCreateMPI(lv_.comm, 3 * lv_.num_owned(), 3 * n, &layout);
-  VecScatterCreate(layout, is_from, natural_, is_to, &scatter_);
-  VecDestroy(&layout);
-  ISDestroy(&is_from);
-  ISDestroy(&is_to);
+  if (!identity_) {
+    VecCreateMPI(lv_.comm, 3 * (nat_end_ - nat_begin_), 3 * n, &natural_);
+    VecSetBlockSize(natural_, 3);
+    std::vector<PetscInt> from(nat_end_ - nat_begin_);
+    for (int i = nat_begin_; i < nat_end_; ++i) from[i - nat_begin_] = scene_.solver_of_input[i];
+    ISCreateBlock(lv_.comm, 3, static_cast<PetscInt>(from.size()), from.data(), PETSC_COPY_VALUES, &is_from);
+    ISCreateStride(lv_.comm, 3 * (nat_end_ - nat_begin_), 3 * nat_begin_, 1, &is_to);
+    Vec layout;  // same parallel layout as the solver's global Vecs
+    VecCreateMPI(lv_.comm, 3 * lv_.num_owned(), 3 * n, &layout);
+    VecScatterCreate(layout, is_from, natural_, is_to, &scatter_);
+    VecDestroy(&layout);
+    ISDestroy(&is_from);
+    ISDestroy(&is_to);
+  }
   // Triangles: from the ones this rank evaluates (LocalView) to an even split in case order.
   const int T = static_cast<int>(scene_.triangles.size()), nloc = static_cast<int>(lv_.triangles.size());
   const auto [tb, te] = even_share(static_cast<long long>(T), lv_.rank, lv_.ranks);
   tri_begin_ = static_cast<int>(tb), tri_end_ = static_cast<int>(te);
   if (!strain_ratio_ || torn_) return;  // torn: computed from the whole positions (torn_strain_ratios)
+  // The same for the triangles: where each rank's local triangles are its natural block in
+  // order (one rank), the ratios are computed straight into it.
+  int tri_same = nloc == tri_end_ - tri_begin_;
+  for (int k = 0; tri_same && k < nloc; ++k) tri_same = lv_.triangles[k] == tri_begin_ + k;
+  MPI_Allreduce(MPI_IN_PLACE, &tri_same, 1, MPI_INT, MPI_MIN, lv_.comm);
+  tri_identity_ = tri_same != 0;
+  if (tri_identity_) return;
   VecCreateMPI(lv_.comm, nloc, T, &tri_local_);
   VecCreateMPI(lv_.comm, tri_end_ - tri_begin_, T, &tri_natural_);
   PetscInt lo = 0;
@@ -480,19 +534,26 @@ void ResultFile::strain_ratios(Vec x, std::vector<float>& out) {
   const PetscScalar* a;
   VecGhostGetLocalForm(x, &xl);
   VecGetArrayRead(xl, &a);
-  PetscScalar* r;
-  VecGetArray(tri_local_, &r);
+  PetscScalar* r = nullptr;
+  if (tri_identity_)
+    out.resize(lv_.triangles.size());
+  else
+    VecGetArray(tri_local_, &r);
   for (size_t k = 0; k < lv_.triangles.size(); ++k) {
     const int t = lv_.triangles[k];
     const Tri& tl = lv_.triangle_local[k];
     Vec9 xt;
     for (int i = 0; i < 3; ++i)
       for (int d = 0; d < 3; ++d) xt[3 * i + d] = a[3 * tl[i] + d];
-    r[k] = strain_ratio(t, xt);
+    if (tri_identity_)
+      out[k] = static_cast<float>(strain_ratio(t, xt));
+    else
+      r[k] = strain_ratio(t, xt);
   }
-  VecRestoreArray(tri_local_, &r);
+  if (!tri_identity_) VecRestoreArray(tri_local_, &r);
   VecRestoreArrayRead(xl, &a);
   VecGhostRestoreLocalForm(x, &xl);
+  if (tri_identity_) return;
   VecScatterBegin(tri_scatter_, tri_local_, tri_natural_, INSERT_VALUES, SCATTER_FORWARD);
   VecScatterEnd(tri_scatter_, tri_local_, tri_natural_, INSERT_VALUES, SCATTER_FORWARD);
   const PetscScalar* nat;
@@ -505,7 +566,7 @@ void ResultFile::strain_ratios(Vec x, std::vector<float>& out) {
 // rank gathers the whole positions (input order) and evaluates its natural block of
 // triangles with their current corners; the rest shape of triangle t is the frame-0 one (a
 // spare replaces a vertex with the same rest position).
-void ResultFile::torn_strain_ratios(const std::vector<double>& natural, const std::vector<Tri>& tris,
+void ResultFile::torn_strain_ratios(const double* natural, const std::vector<Tri>& tris,
                                     std::vector<float>& out) {
   const int n = scene_.num_vertices;
   std::vector<int> counts(lv_.ranks), displs(lv_.ranks);
@@ -514,7 +575,7 @@ void ResultFile::torn_strain_ratios(const std::vector<double>& natural, const st
     counts[r] = 3 * (e - b), displs[r] = 3 * b;
   }
   std::vector<double> all(3 * static_cast<size_t>(n));
-  MPI_Allgatherv(natural.data(), 3 * (nat_end_ - nat_begin_), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+  MPI_Allgatherv(natural, 3 * (nat_end_ - nat_begin_), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
                  MPI_DOUBLE, lv_.comm);
   out.resize(tri_end_ - tri_begin_);
   for (int t = tri_begin_; t < tri_end_; ++t) {
@@ -541,34 +602,33 @@ double ResultFile::strain_ratio(int t, const Vec9& xt) const {
   return max_singular_value(xt, scene_.triangle_rest(t)) / (limit > 0 ? limit : 1.0);
 }
 
-void ResultFile::to_natural(Vec x, std::vector<double>& out) {
+Vec ResultFile::natural_of(Vec x) {
+  if (identity_) return x;
   VecScatterBegin(scatter_, x, natural_, INSERT_VALUES, SCATTER_FORWARD);
   VecScatterEnd(scatter_, x, natural_, INSERT_VALUES, SCATTER_FORWARD);
-  const PetscScalar* a;
-  VecGetArrayRead(natural_, &a);
-  out.assign(a, a + 3 * (nat_end_ - nat_begin_));
-  VecRestoreArrayRead(natural_, &a);
+  return natural_;
 }
 
 void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats, const std::vector<Tri>* triangles) {
-  std::vector<double> rows;
-  to_natural(x, rows);
-  write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows);
   const std::vector<Tri>& tris = triangles ? *triangles : scene_.triangles;
-  if (torn_) {
-    std::vector<long long> corners;
-    for (int t = tri_begin_; t < tri_end_; ++t)
-      for (int v : tris[t]) corners.push_back(scene_.input_of(v));
-    write_frame_rows(file_, "/frames/triangles", H5T_NATIVE_LLONG, frames_, tri_begin_, tri_end_, 3, corners);
-  }
-  if (strain_ratio_ && torn_) {
-    std::vector<float> ratio;
-    torn_strain_ratios(rows, tris, ratio);
-    write_frame_rows(file_, "/frames/strain_ratio", H5T_NATIVE_FLOAT, frames_, tri_begin_, tri_end_, 1, ratio);
+  {  // (this rank's natural block of x: positions, and a torn cloth's strain ratios)
+    ReadArray rows(natural_of(x));
+    write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows.a);
+    if (torn_) {
+      std::vector<long long> corners;
+      for (int t = tri_begin_; t < tri_end_; ++t)
+        for (int v : tris[t]) corners.push_back(scene_.input_of(v));
+      write_frame_rows(file_, "/frames/triangles", H5T_NATIVE_LLONG, frames_, tri_begin_, tri_end_, 3, corners);
+    }
+    if (strain_ratio_ && torn_) {
+      std::vector<float> ratio;
+      torn_strain_ratios(rows.a, tris, ratio);
+      write_frame_rows(file_, "/frames/strain_ratio", H5T_NATIVE_FLOAT, frames_, tri_begin_, tri_end_, 1, ratio);
+    }
   }
   if (velocities_) {
-    to_natural(v, rows);
-    const std::vector<float> vf(rows.begin(), rows.end());  // a field to colour by: single precision
+    ReadArray rows(natural_of(v));
+    const std::vector<float> vf(rows.a, rows.a + 3 * (nat_end_ - nat_begin_));  // a field to colour by: single precision
     write_frame_rows(file_, "/frames/velocities", H5T_NATIVE_FLOAT, frames_, nat_begin_, nat_end_, 3, vf);
   }
   if (strain_ratio_ && !torn_) {
@@ -608,8 +668,7 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
   // Invalidate first: a crash in the middle leaves frame = -1, never a mixed checkpoint.
   set_attr<int>(cp, "frame", H5T_NATIVE_INT, -1);
   for (const char* name : {"x", "v"}) {
-    std::vector<double> rows;
-    to_natural(std::string(name) == "x" ? x : v, rows);
+    ReadArray rows(natural_of(std::string(name) == "x" ? x : v));
     hid_t ds;
     if (H5Lexists(cp, name, H5P_DEFAULT) > 0) {
       ds = H5Dopen2(cp, name, H5P_DEFAULT);
@@ -621,7 +680,7 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
       H5Pclose(dcpl);
       H5Sclose(space);
     }
-    write_rows(ds, nat_begin_, nat_end_, rows);
+    write_rows(ds, nat_begin_, nat_end_, rows.a);
     H5Dclose(ds);
   }
   // The stepper's arrays, in place when the dataset of the last checkpoint has the same
@@ -695,7 +754,11 @@ struct TopologyShare {
 // ranks (each rank fills only its rows); a mixed one (an object with several primitive
 // types: variable-length cells) is written by rank 0. Objects are concatenated in case
 // order, so an object's vertices are one range of input ids.
-std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, std::vector<TopologyShare>* shares) {
+// With a window, only cells [win_first, win_first + win_cells) of this rank's even share of
+// each single-type object (and a mixed object's cells only in the window at 0).
+std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, std::vector<TopologyShare>* shares,
+                                     long long win_first = 0,
+                                     long long win_cells = std::numeric_limits<long long>::max()) {
   const size_t O = scene.objects.size();
   std::vector<long long> first(O, -1), count(O, 0), first_tri(O, -1);
   for (int i = 0; i < scene.num_vertices; ++i) {
@@ -742,10 +805,12 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
     const XdmfBlock& b = blocks[o];
     TopologyShare& sh = (*shares)[o];
     if (b.cell == XdmfCell::Mixed) {
-      if (rank == 0) sh.end = b.topology_size;
+      if (rank == 0 && win_first == 0) sh.end = b.topology_size;
       continue;
     }
     std::tie(cell_begin[o], cell_end[o]) = even_share(b.num_cells, rank, ranks);
+    cell_begin[o] = std::min(cell_end[o], cell_begin[o] + win_first);
+    cell_end[o] = std::min(cell_end[o], cell_begin[o] + std::min(win_cells, cell_end[o] - cell_begin[o]));
     sh.begin = cell_begin[o] * b.nodes_per_cell;
     sh.end = cell_end[o] * b.nodes_per_cell;
     sh.values.reserve(sh.end - sh.begin);
@@ -757,7 +822,7 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
   auto take = [&](int o, const auto& ids, std::vector<long long> ObjectCells::*list) {
     const long long c = next[o]++;
     if (blocks[o].cell == XdmfCell::Mixed) {
-      if (rank == 0)
+      if (rank == 0 && win_first == 0)
         for (int v : ids) (mixed[o].*list).push_back(scene.input_of_solver[v]);
     } else if (c >= cell_begin[o] && c < cell_end[o]) {
       for (int v : ids) (*shares)[o].values.push_back(scene.input_of_solver[v] - first[o]);
@@ -773,7 +838,7 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
   std::fill(next.begin(), next.end(), 0);
   for (size_t k = 0; k < scene.tets.size(); ++k) take(scene.tet_object[k], scene.tets[k], &ObjectCells::tets);
   for (size_t o = 0; o < O; ++o)
-    if (blocks[o].cell == XdmfCell::Mixed && rank == 0) {
+    if (blocks[o].cell == XdmfCell::Mixed && rank == 0 && win_first == 0) {
       XdmfBlock b = blocks[o];
       (*shares)[o].values = xdmf_topology(mixed[o], first[o], b);
       mixed[o] = ObjectCells{};
@@ -784,24 +849,57 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
 }  // namespace
 
 void ResultFile::write_view() {
-  // Every rank writes its share of each object's topology and per-cell object ids
-  // (write_split); each object's share is freed once written.
-  std::vector<TopologyShare> shares;
-  blocks_ = object_blocks(scene_, lv_.rank, lv_.ranks, &shares);
+  // Every rank writes its share of each object's topology and per-cell object ids, kViewCells
+  // cells of each object at a time (a window of its share, object_blocks), in as many
+  // collective rounds as the largest share needs: at one rank a whole topology was the /view
+  // phase's peak (a cloth's: 48 bytes a vertex).
+  constexpr long long kViewCells = 1LL << 18;  // (each round passes over every primitive)
+  blocks_ = object_blocks(scene_, lv_.rank, lv_.ranks, nullptr);
   const std::vector<XdmfBlock>& blocks = blocks_;
+  const size_t O = blocks.size();
   hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   set_attr_string(view, "about", "per-object connectivity (object-local vertex ids) read by the .xdmf beside this file");
-  for (size_t o = 0; o < blocks.size(); ++o) {
+  std::vector<hid_t> groups(O), topology(O), object_id(O);
+  long long rounds = 1;
+  for (size_t o = 0; o < O; ++o) {
     const XdmfBlock& b = blocks[o];
-    std::vector<long long> topo;
-    topo.swap(shares[o].values);
-    hid_t g = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    write_split(g, "topology", H5T_NATIVE_LLONG, topo, {hsize_t(b.topology_size)}, shares[o].begin, shares[o].end);
+    groups[o] = H5Gcreate2(view, ("object" + std::to_string(o)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    auto create = [&](const char* name, hid_t type, long long size) {
+      const hsize_t dims[1] = {hsize_t(size)};
+      hid_t space = H5Screate_simple(1, dims, nullptr);
+      hid_t dcpl = unfilled_dcpl();
+      hid_t ds = h5check_id(H5Dcreate2(groups[o], name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name);
+      H5Pclose(dcpl);
+      H5Sclose(space);
+      return ds;
+    };
+    topology[o] = create("topology", H5T_NATIVE_LLONG, b.topology_size);
+    object_id[o] = create("object_id", H5T_NATIVE_INT, b.num_cells);
     const auto [begin, end] = even_share(b.num_cells, lv_.rank, lv_.ranks);
-    const std::vector<int> ids(end - begin, static_cast<int>(o));
-    write_split(g, "object_id", H5T_NATIVE_INT, ids, {hsize_t(b.num_cells)}, begin, end);
-    set_attr_string(g, "name", scene_.objects[o].name);
-    H5Gclose(g);
+    rounds = std::max(rounds, (end - begin + kViewCells - 1) / kViewCells);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
+  std::vector<TopologyShare> shares;
+  for (long long r = 0; r < rounds; ++r) {
+    object_blocks(scene_, lv_.rank, lv_.ranks, &shares, r * kViewCells, kViewCells);
+    for (size_t o = 0; o < O; ++o) {
+      const XdmfBlock& b = blocks[o];
+      std::vector<long long> topo;
+      topo.swap(shares[o].values);
+      // (nothing to write in an empty dataset)
+      if (b.topology_size > 0) write_row_range(topology[o], "topology", H5T_NATIVE_LLONG, topo, shares[o].begin, shares[o].end);
+      auto [begin, end] = even_share(b.num_cells, lv_.rank, lv_.ranks);
+      begin = std::min(end, begin + r * kViewCells);
+      end = std::min(end, begin + kViewCells);
+      const std::vector<int> ids(end - begin, static_cast<int>(o));
+      if (b.num_cells > 0) write_row_range(object_id[o], "object_id", H5T_NATIVE_INT, ids, begin, end);
+    }
+  }
+  for (size_t o = 0; o < O; ++o) {
+    H5Dclose(topology[o]);
+    H5Dclose(object_id[o]);
+    set_attr_string(groups[o], "name", scene_.objects[o].name);
+    H5Gclose(groups[o]);
   }
   H5Gclose(view);
 }

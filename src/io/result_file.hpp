@@ -56,11 +56,13 @@ class ResultFile {
 
  private:
   void open_scatter();
-  void to_natural(Vec x, std::vector<double>& out);  // owned natural block, 3 per vertex
+  // The Vec whose array is this rank's natural block of the solver-order Vec x, 3 per
+  // vertex: x itself where the orders agree (identity_), else natural_ filled by the scatter.
+  Vec natural_of(Vec x);
   // Largest singular value of each local triangle over its strain limit (1 where it has
   // none), in this rank's natural block of triangles.
   void strain_ratios(Vec x, std::vector<float>& out);
-  void torn_strain_ratios(const std::vector<double>& natural, const std::vector<Tri>& tris, std::vector<float>& out);
+  void torn_strain_ratios(const double* natural, const std::vector<Tri>& tris, std::vector<float>& out);
   double strain_ratio(int t, const Vec9& xt) const;
   void write_view();        // /view: per-object connectivity for OUT.xdmf
   void write_xdmf() const;  // rank 0, from what the file holds
@@ -72,12 +74,14 @@ class ResultFile {
   int frames_ = 0;
   std::int64_t bytes_ = 0;
   int nat_begin_ = 0, nat_end_ = 0;  // natural (input order) block of this rank
+  bool identity_ = false;            // natural block == owned block, same order (no scatter)
   Vec natural_ = nullptr;
   VecScatter scatter_ = nullptr;
   bool velocities_ = false, strain_ratio_ = false;  // optional per-frame fields in the file
   bool torn_ = false;                               // /frames/triangles (tearing)
   std::vector<XdmfBlock> blocks_;  // per object, from write_view (OUT.xdmf reuses them)
   int tri_begin_ = 0, tri_end_ = 0;                 // natural (case order) block of triangles
+  bool tri_identity_ = false;       // local triangles == natural block of triangles, same order
   Vec tri_local_ = nullptr, tri_natural_ = nullptr;
   VecScatter tri_scatter_ = nullptr;
 };

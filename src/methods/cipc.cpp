@@ -43,7 +43,6 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
   check(VecCreateGhostBlock(lv.comm, 3, 3 * n_owned, PETSC_DETERMINE, static_cast<PetscInt>(ghosts.size()),
                             ghosts.data(), &x_), "VecCreateGhostBlock");
   check(VecDuplicate(x_, &v_), "VecDuplicate");
-  check(VecDuplicate(x_, &move_), "VecDuplicate");
   {
     LocalArray xa(x_), va(v_);
     for (int l = 0; l < n_local; ++l) {
@@ -59,7 +58,9 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
   for (int l = 0; l < n_local; ++l) {
     const int v = lv.global_of_local(l);
     global_id_[l] = scene.kinematic(v) ? -1 : v;
+    if (scene.kinematic(v)) kin_local_.push_back(l);
   }
+  kin_target_.resize(3 * kin_local_.size());
   {
     // Obstacles have no mass of their own: their AL spring is weighted by the mean mass of
     // a dynamic vertex, so kappa_A is relative to the cloth's inertia.
@@ -69,9 +70,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     al_mass_ = mcount > 0 && msum > 0 ? msum / mcount : 1.0;
   }
   al_free_.assign(scene.num_vertices, 0);
-  kin_target_.resize(3 * n_local);
   x_hat_.resize(3 * n_owned);
-  x_prev_.resize(3 * n_local);
   for (size_t s = 0; s < scene.element_sets.size(); ++s)
     terms_.push_back(scene.element_sets[s].term->make(scene, static_cast<int>(s), lv.sets[s]));
   if (scene.spec.contact_enabled && (!scene.triangles.empty() || !scene.segments.empty() || !scene.points.empty())) {
@@ -93,12 +92,11 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
 
   // The incremental potential: inertia (+ the AL springs, when obstacles are unknowns),
   // then h^2 times the elastic terms in set order, then contact.
-  std::vector<int> dynamic;
-  std::vector<double> mass;
-  for (int l = 0; l < n_owned; ++l)
-    if (!scene.kinematic(lv.vbegin + l)) dynamic.push_back(l), mass.push_back(scene.mass[lv.vbegin + l]);
-  inertia_ = std::make_unique<InertiaTerm>(std::move(dynamic), std::move(mass), x_hat_);
-  al_ = std::make_unique<KinematicAl>(kin_target_, al_mass_, lv.comm);
+  std::vector<int> fixed;
+  for (int l : kin_local_)
+    if (l < n_owned) fixed.push_back(l);
+  inertia_ = std::make_unique<InertiaTerm>(n_owned, std::move(fixed), scene.mass.data() + lv.vbegin, x_hat_);
+  al_ = std::make_unique<KinematicAl>(al_mass_, lv.comm);
   al_->settle_step = 0.1 * al_tolerance();
   NewtonMinimiser::Options opt;
   opt.tol = scene.spec.newton_tol;
@@ -138,20 +136,18 @@ CipcStepper::~CipcStepper() {
   contact_.reset();
   VecDestroy(&x_);
   VecDestroy(&v_);
-  VecDestroy(&move_);
 }
 
-void CipcStepper::move_toward(const std::vector<double>& target, const std::vector<char>& mask,
-                              std::vector<double>& xl) {
+void CipcStepper::move_toward(const std::vector<char>& use, std::vector<double>& xl) {
   // The move is cut to the ACCD bound of the moving vertices against everything else, then
   // halved while it would push a triangle past its strain limit, so it never causes an
   // intersection or an infinite energy.
-  const int n_local = lv_.num_local();
   std::vector<double> start(xl), goal(xl);
   int any = 0;
-  for (int l = 0; l < n_local; ++l) {
-    if (!mask[l]) continue;
-    for (int d = 0; d < 3; ++d) goal[3 * l + d] = target[3 * l + d];
+  for (size_t i = 0; i < kin_local_.size(); ++i) {
+    if (!use[i]) continue;
+    const int l = kin_local_[i];
+    for (int d = 0; d < 3; ++d) goal[3 * l + d] = kin_target_[3 * i + d];
     any = any || (Eigen::Map<const Vec3>(&goal[3 * l]) - Eigen::Map<const Vec3>(&start[3 * l])).squaredNorm() > 0;
   }
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, lv_.comm);
@@ -162,15 +158,17 @@ void CipcStepper::move_toward(const std::vector<double>& target, const std::vect
       LocalArray xa(x_);  // the halo reads x_: bring it to the current xl
       std::copy(xl.begin(), xl.end(), xa.data());
     }
-    // The displacement as a step (zero elsewhere), through the halo so that every pair the
-    // moving vertices could sweep into is seen.
-    check(VecSet(move_, 0.0), "VecSet");
+    // The displacement as a step (zero elsewhere, ghost slots too), through the halo so
+    // that every pair the moving vertices could sweep into is seen; in the minimiser's
+    // scratch Vec (not read between its solves), not a Vec of its own.
+    Vec move = newton_->scratch();
     {
-      LocalArray pa(move_);
+      LocalArray pa(move);
+      std::fill(pa.data(), pa.data() + 3 * lv_.num_local(), 0.0);
       for (int l = 0; l < lv_.num_owned(); ++l)
         for (int d = 0; d < 3; ++d) pa.data()[3 * l + d] = goal[3 * l + d] - start[3 * l + d];
     }
-    beta = contact_->move_bound(x_, move_);
+    beta = contact_->move_bound(x_, move);
     MPI_Allreduce(MPI_IN_PLACE, &beta, 1, MPI_DOUBLE, MPI_MIN, lv_.comm);
   }
   for (int k = 0; k < 30; ++k, beta *= 0.5) {
@@ -190,6 +188,7 @@ void CipcStepper::clear_al() {
   for (int l : al_->owned) global_id_[l] = -1;
   std::fill(al_free_.begin(), al_free_.end(), 0);
   al_->owned.clear();
+  al_->target.clear();
   al_->lambda.clear();
   al_->count = 0;
   al_->kappa = 0.0;
@@ -200,15 +199,13 @@ void CipcStepper::clear_al() {
 void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepStats& st) {
   clear_al();
   const int n_local = lv_.num_local(), n_owned = lv_.num_owned();
-  std::vector<char> mask(n_local, 0);
-  for (int l = 0; l < n_local; ++l) {
-    const int v = lv_.global_of_local(l);
-    if (!scene_.kinematic(v)) continue;
-    mask[l] = 1;
+  std::vector<char> use(kin_local_.size(), 1);
+  for (size_t i = 0; i < kin_local_.size(); ++i) {
+    const int v = lv_.global_of_local(kin_local_[i]);
     const Vec3 p = scripted_position(scene_.motions[scene_.vertex_motion[v]], scene_.rest[v], t_next);
-    for (int d = 0; d < 3; ++d) kin_target_[3 * l + d] = p[d];
+    for (int d = 0; d < 3; ++d) kin_target_[3 * i + d] = p[d];
   }
-  move_toward(kin_target_, mask, xl);
+  move_toward(use, xl);
   if (!contact_) return;  // only contact can hold an obstacle back
 
   // Obstacle vertices left behind by more than the tolerance become unknowns of this
@@ -217,12 +214,13 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   const double tol = al_tolerance();
   std::vector<int> mine;
   double sq0 = 0.0;
-  for (int l = 0; l < n_owned; ++l) {
-    const int v = lv_.vbegin + l;
-    if (!mask[l] || !scene_.objects[scene_.vertex_object[v]].scripted) continue;
-    const double lag2 = (Eigen::Map<const Vec3>(&kin_target_[3 * l]) - Eigen::Map<const Vec3>(&xl[3 * l])).squaredNorm();
+  for (size_t i = 0; i < kin_local_.size() && kin_local_[i] < n_owned; ++i) {
+    const int l = kin_local_[i], v = lv_.vbegin + l;
+    if (!scene_.objects[scene_.vertex_object[v]].scripted) continue;
+    const double lag2 = (Eigen::Map<const Vec3>(&kin_target_[3 * i]) - Eigen::Map<const Vec3>(&xl[3 * l])).squaredNorm();
     if (lag2 > tol * tol) {
       al_->owned.push_back(l);
+      al_->target.insert(al_->target.end(), &kin_target_[3 * i], &kin_target_[3 * i] + 3);
       mine.push_back(v);
       sq0 += lag2;
     }
@@ -240,8 +238,8 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   // term is already on its vertices (kappa still 0): its multipliers must exist for the
   // energy evaluations of this move.
   al_->lambda.assign(3 * al_->owned.size(), 0.0);
-  for (int l = 0; l < n_local; ++l) mask[l] = mask[l] && !al_free_[lv_.global_of_local(l)];
-  move_toward(kin_target_, mask, xl);
+  for (size_t i = 0; i < kin_local_.size(); ++i) use[i] = !al_free_[lv_.global_of_local(kin_local_[i])];
+  move_toward(use, xl);
 
   for (int l : al_->owned) global_id_[l] = lv_.vbegin + l;
   for (int l = n_owned; l < n_local; ++l)
@@ -266,7 +264,7 @@ int CipcStepper::solve_with_al(StepStats& st) {
       LocalArray xa(x_);
       for (size_t i = 0; i < al_->owned.size(); ++i) {
         const int l = al_->owned[i];
-        const Vec3 d = Eigen::Map<const Vec3>(xa.data() + 3 * l) - Eigen::Map<const Vec3>(&kin_target_[3 * l]);
+        const Vec3 d = Eigen::Map<const Vec3>(xa.data() + 3 * l) - Eigen::Map<const Vec3>(&al_->target[3 * i]);
         for (int k = 0; k < 3; ++k) dev[3 * i + k] = d[k];
         r[0] += d.squaredNorm();
         r[1] = std::min(r[1], -d.squaredNorm());
@@ -331,7 +329,7 @@ std::string stiffness_name(const EnergyTerm& term) { return std::string("stiffne
 std::vector<int> whole_indices(const EnergyTerm& term) {
   std::vector<int> index;
   index.reserve(term.stencils().size());
-  for (int i = 0; i < term.stencils().size(); ++i) index.push_back(term.set().global_of(term.stencils().element[i]));
+  for (int i = 0; i < term.stencils().size(); ++i) index.push_back(term.set().global_of(term.stencils().element_at(i)));
   return index;
 }
 }  // namespace
@@ -379,7 +377,7 @@ void CipcStepper::load(const NamedArrays& arrays) {
     const ElementSet& set = term->set();
     const NamedArray& a = array(stiffness_name(*term), set.whole_size());
     for (int i = 0; i < term->stencils().size(); ++i) {
-      const int g = set.global_of(term->stencils().element[i]);
+      const int g = set.global_of(term->stencils().element_at(i));
       if (!a.distributed()) {
         (*k)[i] = a.values[g];
         continue;
@@ -442,11 +440,14 @@ StepStats CipcStepper::run_step(double t) {
 
   std::vector<double> xl(3 * n_local);
   {
+    // x_hat from x_n and v_n; then v_ holds x_n (owned and ghost entries) until the
+    // velocity update below: nothing reads the velocities during a step, and a separate
+    // copy of x_n would be 24 bytes a vertex (issue 20).
     LocalArray xa(x_), va(v_);
-    std::copy(xa.data(), xa.data() + 3 * n_local, x_prev_.begin());
     for (int l = 0; l < n_owned; ++l)
       for (int d = 0; d < 3; ++d)
         x_hat_[3 * l + d] = xa.data()[3 * l + d] + h_ * va.data()[3 * l + d] + h_ * h_ * grav[d];
+    std::copy(xa.data(), xa.data() + 3 * n_local, va.data());
     std::copy(xa.data(), xa.data() + 3 * n_local, xl.begin());
   }
   if (contact_) contact_->begin_step(x_);
@@ -464,10 +465,10 @@ StepStats CipcStepper::run_step(double t) {
     st.newton_iters += solve_with_al(st);
   }
 
-  // v = (x - x_n) / h, on owned and ghost entries alike (both are consistent).
+  // v = (x - x_n) / h, on owned and ghost entries alike (both are consistent); v_ holds x_n.
   {
     LocalArray xa(x_), va(v_);
-    for (int i = 0; i < 3 * n_local; ++i) va.data()[i] = (xa.data()[i] - x_prev_[i]) / h_;
+    for (int i = 0; i < 3 * n_local; ++i) va.data()[i] = (xa.data()[i] - va.data()[i]) / h_;
   }
   if (stitching_) {
     // Pairs within dhat weld (x, v of both to their mass-weighted mean), the others pull
@@ -494,9 +495,9 @@ StepStats CipcStepper::run_step(double t) {
     // still outside the AL tolerance).
     double lag = 0.0;
     LocalArray xa(x_);
-    for (int l = 0; l < n_owned; ++l)
-      if (scene_.kinematic(lv_.vbegin + l))
-        lag = std::max(lag, (Eigen::Map<const Vec3>(&kin_target_[3 * l]) - Eigen::Map<const Vec3>(xa.data() + 3 * l)).norm());
+    for (size_t i = 0; i < kin_local_.size() && kin_local_[i] < n_owned; ++i)
+      lag = std::max(lag, (Eigen::Map<const Vec3>(&kin_target_[3 * i]) -
+                           Eigen::Map<const Vec3>(xa.data() + 3 * kin_local_[i])).norm());
     MPI_Allreduce(MPI_IN_PLACE, &lag, 1, MPI_DOUBLE, MPI_MAX, lv_.comm);
     st.kinematic_lag = lag;
     st.al_vertices = al_->count;

@@ -84,9 +84,9 @@ class CipcStepper final : public Stepper {
   // Pins and obstacles to their script at t_next as far as CCD and strain limits allow;
   // obstacle vertices left behind by more than al_tolerance() become AL unknowns.
   void move_kinematic(double t_next, std::vector<double>& xl, StepStats& st);
-  // Moves the local vertices flagged in `mask` from xl towards `target` by the largest
-  // feasible common fraction (ACCD bound, then halved while a strain limit is broken).
-  void move_toward(const std::vector<double>& target, const std::vector<char>& mask, std::vector<double>& xl);
+  // Moves the kinematic vertices kin_local_[i] with use[i] from xl towards kin_target_ by
+  // the largest feasible common fraction (ACCD bound, then halved while a strain limit is broken).
+  void move_toward(const std::vector<char>& use, std::vector<double>& xl);
   void clear_al();
   double al_tolerance() const { return 0.1 * scene_.spec.dhat; }
   // Newton, then AL outer updates until the AL vertices are within al_tolerance().
@@ -99,9 +99,8 @@ class CipcStepper final : public Stepper {
   double h_;
   StepStats last_;
   std::unique_ptr<LinearSystem> sys_;
-  Vec x_ = nullptr, v_ = nullptr, move_ = nullptr;  // positions, velocities, a kinematic move
+  Vec x_ = nullptr, v_ = nullptr;    // positions; velocities (during a step: x at its start)
   std::vector<double> x_hat_;        // owned, 3 per vertex
-  std::vector<double> x_prev_;       // local, start of step
   std::vector<int> global_id_;       // local -> global solver id, -1 when kinematic
   std::vector<std::unique_ptr<EnergyTerm>> terms_;  // one per scene element set
   std::vector<std::unique_ptr<EnergyTermPart>> elastic_;
@@ -110,7 +109,8 @@ class CipcStepper final : public Stepper {
   // Augmented-Lagrangian kinematic boundary conditions (IPC, Li et al. 2020, section 4.3;
   // rigid IPC section 4.4): per step, for obstacle vertices the CCD-limited move left
   // behind, E_A = kappa_A/2 m ||x - x_target||^2 - sqrt(m) lambda^T (x - x_target).
-  std::vector<double> kin_target_;   // local, 3 per vertex: scripted place at t + h (kinematic only)
+  std::vector<int> kin_local_;       // local ids of the kinematic vertices, ascending (owned first)
+  std::vector<double> kin_target_;   // 3 per kin_local_ entry: its scripted place at t + h
   std::vector<char> al_free_;        // per vertex (solver order, all ranks): AL unknown this step
   double al_mass_ = 1.0, al_sq0_ = 0.0;
   std::unique_ptr<KinematicAl> al_;

@@ -17,15 +17,14 @@ namespace weft {
 
 class KinematicAl final : public LocalTerm {
  public:
-  // target: 3 per local vertex (the scripted places at t + h); mass: the spring's m.
-  KinematicAl(const std::vector<double>& target, double mass, MPI_Comm comm)
-      : target_(target), mass_(mass), comm_(comm) {}
+  // mass: the spring's m.
+  KinematicAl(double mass, MPI_Comm comm) : mass_(mass), comm_(comm) {}
 
   bool add_energy(const double* xl, double& acc) const override {
     const double sqm = std::sqrt(mass_);
     for (size_t i = 0; i < owned.size(); ++i) {
       const int l = owned[i];
-      const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(target_.data() + 3 * l);
+      const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(target.data() + 3 * i);
       acc += 0.5 * kappa * mass_ * d.squaredNorm() - sqm * Eigen::Map<const Vec3>(&lambda[3 * i]).dot(d);
     }
     return true;
@@ -34,7 +33,7 @@ class KinematicAl final : public LocalTerm {
     const double sqm = scale * std::sqrt(mass_), k_al = scale * kappa * mass_;
     for (size_t i = 0; i < owned.size(); ++i) {
       const int l = owned[i];
-      const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(target_.data() + 3 * l);
+      const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(target.data() + 3 * i);
       const Vec3 lam = Eigen::Map<const Vec3>(&lambda[3 * i]);
       acc += 0.5 * k_al * d.squaredNorm() - sqm * lam.dot(d);
       const Vec3 g = k_al * d - sqm * lam;
@@ -53,13 +52,13 @@ class KinematicAl final : public LocalTerm {
 
   // The step's AL state (the stepper's outer loop updates it).
   std::vector<int> owned;       // owned local indices of AL vertices
+  std::vector<double> target;   // 3 per owned entry: its scripted place at t + h
   std::vector<double> lambda;   // 3 per owned entry
   double kappa = 0.0;           // kappa_A
   int count = 0;                // global number of AL vertices (0: the term is off)
   double settle_step = 0.0;     // largest |p|_inf at which Newton may stop
 
  private:
-  const std::vector<double>& target_;
   double mass_;
   MPI_Comm comm_;
 };

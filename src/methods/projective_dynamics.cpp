@@ -67,9 +67,10 @@ ProjectiveDynamicsStepper::ProjectiveDynamicsStepper(const Scene& scene, const L
     const std::vector<SpringRest>& rest = set.rest<SpringRest>();
     const LocalStencils& ls = lv.sets[s];
     for (int i = 0; i < ls.size(); ++i) {
-      const int e = ls.element[i];
+      const int e = ls.element_at(i);
       const int* st = set.stencil(e);
-      springs_.push_back({ls.local[2 * i], ls.local[2 * i + 1], rest[e].length, rest[e].stiffness,
+      const int* l = ls.local_at(2 * i);
+      springs_.push_back({l[0], l[1], rest[e].length, rest[e].stiffness,
                           (scene.rest[st[0]] - scene.rest[st[1]]).normalized()});
     }
     terms_.push_back(set.term->make(scene, static_cast<int>(s), ls));

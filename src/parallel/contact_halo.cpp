@@ -3,6 +3,7 @@
 #include <petsclog.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <limits>
 
@@ -27,30 +28,31 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   const int nv = surface_.num_vertices();
   const int lo = range_[rank_], hi = range_[rank_ + 1];
   auto mine = [&](int v) { return v >= lo && v < hi; };
-  for (int v : surface_.vertices)
-    if (mine(v)) own_points_.push_back(v);
-  for (int v : surface_.points)
-    if (mine(v)) own_particles_.push_back(v);
-  std::vector<int> support;
-  for (size_t e = 0; e < surface_.edges.size(); ++e) {
-    const Edge& ed = surface_.edges[e];
-    if (!mine(ed[0])) continue;
-    own_edges_.push_back(static_cast<int>(e));
-    if (!mine(ed[1])) support.push_back(ed[1]);
-  }
-  for (size_t t = 0; t < surface_.triangles.size(); ++t) {
-    const Tri& tri = surface_.triangles[t];
-    if (!mine(tri[0])) continue;
-    own_triangles_.push_back(static_cast<int>(t));
-    for (int v : tri)
-      if (!mine(v)) support.push_back(v);
-  }
-  std::sort(support.begin(), support.end());
-  support.erase(std::unique(support.begin(), support.end()), support.end());
-  support_ = std::move(support);
-  // One rank never exchanges (its lists are the whole surface, below): no marks and no
-  // adjacency for the active lists.
+  // One rank never exchanges (its lists are the whole surface, below): no own primitive
+  // lists (the exchange's), no support, no marks and no adjacency for the active lists.
   if (ranks_ > 1) {
+    for (int v : surface_.vertices)
+      if (mine(v)) own_points_.push_back(v);
+    for (int v : surface_.points)
+      if (mine(v)) own_particles_.push_back(v);
+    std::vector<int> support;
+    for (size_t e = 0; e < surface_.edges.size(); ++e) {
+      const Edge& ed = surface_.edges[e];
+      if (!mine(ed[0])) continue;
+      own_edges_.push_back(static_cast<int>(e));
+      if (!mine(ed[1])) support.push_back(ed[1]);
+    }
+    for (size_t t = 0; t < surface_.triangles.size(); ++t) {
+      const Tri& tri = surface_.triangles[t];
+      if (!mine(tri[0])) continue;
+      own_triangles_.push_back(static_cast<int>(t));
+      for (int v : tri)
+        if (!mine(v)) support.push_back(v);
+    }
+    std::sort(support.begin(), support.end());
+    support.erase(std::unique(support.begin(), support.end()), support.end());
+    support_ = std::move(support);
+
     mark_.assign(nv, 0);
     known_mark_.assign(nv, 0);
     // adjacency for the active lists (built once: storage of the whole surface). A
@@ -75,11 +77,15 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
   }
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   if (ranks_ == 1) {
-    // One rank knows every vertex for good: the lists are the whole surface, made once.
-    for (int v = 0; v < nv; ++v) known_.push_back(v);
+    // One rank knows every vertex for good: the lists are the whole surface, made once
+    // (sized exactly: they are held for the run).
+    known_.resize(nv);
+    std::iota(known_.begin(), known_.end(), 0);
     active_.points = surface_.vertices;
-    for (size_t t = 0; t < surface_.triangles.size(); ++t) active_.triangles.push_back(static_cast<int>(t));
-    for (size_t e = 0; e < surface_.edges.size(); ++e) active_.edges.push_back(static_cast<int>(e));
+    active_.triangles.resize(surface_.triangles.size());
+    std::iota(active_.triangles.begin(), active_.triangles.end(), 0);
+    active_.edges.resize(surface_.edges.size());
+    std::iota(active_.edges.begin(), active_.edges.end(), 0);
   } else {
     for (int v = lo; v < hi; ++v) known_.push_back(v);
   }

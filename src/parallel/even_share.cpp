@@ -27,6 +27,11 @@ std::vector<double> gather_even_share(const std::vector<int>& index, const std::
     while (g >= even_share(whole, dest, ranks).second) ++dest;  // (ascending: so do the ranks)
     ++send_counts[dest];
   }
+  if (ranks == 1) {  // every entry is this rank's: no copies of the index and values to exchange
+    std::vector<double> share(static_cast<size_t>(hi - lo), 0.0);
+    for (size_t i = 0; i < index.size(); ++i) share[index[i] - lo] = values[i];
+    return share;
+  }
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
   for (int r = 0; r < ranks; ++r) sdispl[r + 1] = sdispl[r] + send_counts[r], rdispl[r + 1] = rdispl[r] + recv_counts[r];
   std::vector<int> idx(rdispl[ranks]);

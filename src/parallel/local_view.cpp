@@ -54,13 +54,29 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
   }
   lv.ghosts = std::move(ghost);
 
-  for (int t : lv.triangles) {
-    const Tri& tri = scene.triangles[t];
-    lv.triangle_local.push_back({lv.local_of(tri[0]), lv.local_of(tri[1]), lv.local_of(tri[2])});
+  // Local ids are the solver ids when the owned block starts at 0 and there are no ghosts
+  // (one rank): a list that takes every triangle or stencil is then the scene's own array,
+  // borrowed rather than copied.
+  const bool identity = lv.vbegin == 0 && lv.ghosts.empty();
+  if (identity && lv.triangles.size() == scene.triangles.size()) {
+    lv.triangle_local = BorrowedArray<Tri>::borrow(scene.triangles);
+  } else {
+    std::vector<Tri> tl;
+    tl.reserve(lv.triangles.size());
+    for (int t : lv.triangles) {
+      const Tri& tri = scene.triangles[t];
+      tl.push_back({lv.local_of(tri[0]), lv.local_of(tri[1]), lv.local_of(tri[2])});
+    }
+    lv.triangle_local = std::move(tl);
   }
   for (size_t s = 0; s < scene.element_sets.size(); ++s) {
     const ElementSet& set = scene.element_sets[s];
     LocalStencils& ls = lv.sets[s];
+    if (identity && ls.element.size() == static_cast<size_t>(set.size())) {
+      ls.element = std::vector<int>();
+      ls.whole = &set;
+      continue;
+    }
     ls.local.reserve(static_cast<size_t>(set.arity) * ls.element.size());
     for (int k : ls.element)
       for (int a = 0; a < set.arity; ++a) ls.local.push_back(lv.local_of(set.stencil(k)[a]));

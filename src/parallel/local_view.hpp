@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/borrowed_array.hpp"
 #include "core/scene.hpp"
 
 namespace weft {
@@ -19,7 +20,7 @@ struct LocalView {
   std::vector<int> ghosts;              // global solver ids of ghost vertices, ascending
 
   std::vector<int> triangles;           // scene triangle ids whose first vertex is owned here (output)
-  std::vector<Tri> triangle_local;      // their vertices as local indices
+  BorrowedArray<Tri> triangle_local;   // their vertices as local indices (one rank: the scene's triangles)
   std::vector<LocalStencils> sets;      // per scene element set, the stencils evaluated here
 
   int num_owned() const { return vend - vbegin; }

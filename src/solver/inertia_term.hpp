@@ -9,23 +9,33 @@ namespace weft {
 
 class InertiaTerm final : public LocalTerm {
  public:
-  // nodes: owned local node indices (ascending), mass: one per node; y_hat: 3 per local node
+  // The owned local nodes [0, n_owned) but those in `skip` (ascending: fixed nodes), node l
+  // of mass mass[l] (borrowed: e.g. the scene's masses of the owned block; issue 20, a list
+  // of nodes and a copy of their masses were 12 bytes a vertex); y_hat: 3 per local node
   // (read at every call, set by the stepper's prediction).
-  InertiaTerm(std::vector<int> nodes, std::vector<double> mass, const std::vector<double>& y_hat)
-      : nodes_(std::move(nodes)), mass_(std::move(mass)), y_hat_(y_hat) {}
+  InertiaTerm(int n_owned, std::vector<int> skip, const double* mass, const std::vector<double>& y_hat)
+      : n_(n_owned), skip_(std::move(skip)), mass_(mass), y_hat_(y_hat) {}
 
   bool add_energy(const double* xl, double& acc) const override {
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      const int l = nodes_[i];
+    size_t s = 0;
+    for (int l = 0; l < n_; ++l) {
+      if (s < skip_.size() && skip_[s] == l) {
+        ++s;
+        continue;
+      }
       const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(y_hat_.data() + 3 * l);
-      acc += 0.5 * mass_[i] * d.squaredNorm();
+      acc += 0.5 * mass_[l] * d.squaredNorm();
     }
     return true;
   }
   void assemble(const double* xl, double scale, double& acc, NodeSink& sink) override {
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      const int l = nodes_[i];
-      const double m = scale * mass_[i];
+    size_t s = 0;
+    for (int l = 0; l < n_; ++l) {
+      if (s < skip_.size() && skip_[s] == l) {
+        ++s;
+        continue;
+      }
+      const double m = scale * mass_[l];
       const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(y_hat_.data() + 3 * l);
       acc += 0.5 * m * d.squaredNorm();
       const Vec3 g = m * d;
@@ -36,8 +46,9 @@ class InertiaTerm final : public LocalTerm {
   }
 
  private:
-  std::vector<int> nodes_;
-  std::vector<double> mass_;
+  int n_;
+  std::vector<int> skip_;
+  const double* mass_;
   const std::vector<double>& y_hat_;
 };
 

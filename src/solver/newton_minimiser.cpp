@@ -76,8 +76,6 @@ NewtonMinimiser::NewtonMinimiser(const LocalView& lv, LinearSystem& sys, Vec x, 
     : lv_(lv), sys_(sys), x_(x), global_id_(global_id), opt_(opt) {
   check(VecDuplicate(x_, &p_), "VecDuplicate");
   check(VecDuplicate(x_, &g_), "VecDuplicate");
-  check(VecCreateMPI(lv.comm, 3 * lv.num_owned(), PETSC_DETERMINE, &rhs_), "VecCreateMPI");
-  trial_.resize(3 * lv.num_local());
   stage_assembly_ = log_stage("weft Assembly");
   stage_solve_ = log_stage("weft Solve");
   stage_line_search_ = log_stage("weft LineSearch");
@@ -89,7 +87,6 @@ NewtonMinimiser::NewtonMinimiser(const LocalView& lv, LinearSystem& sys, Vec x, 
 NewtonMinimiser::~NewtonMinimiser() {
   VecDestroy(&p_);
   VecDestroy(&g_);
-  VecDestroy(&rhs_);
 }
 
 void NewtonMinimiser::add_group(double scale, std::vector<LocalTerm*> terms) {
@@ -201,8 +198,10 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
       LocalArray xa(x_);
       E0 = assemble(xa.data());
     }
-    check(VecCopy(g_, rhs_), "VecCopy");  // global part of the ghosted g
-    check(VecScale(rhs_, -1.0), "VecScale");
+    // g becomes the right-hand side -g in place (its owned part is a Vec of the matrix's
+    // layout; no separate rhs Vec: 24 bytes a vertex, issue 20). Negation is exact, so g.p
+    // is -(rhs.p) bit for bit below.
+    check(VecScale(g_, -1.0), "VecScale");
     PetscLogStagePop();
     st.assembly_s += seconds_since(t0);
     st.assembly_cpu += thread_cpu() - c0;
@@ -210,7 +209,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     t0 = std::chrono::steady_clock::now();
     c0 = thread_cpu();
     PetscLogStagePush(stage_solve_);
-    const int ksp_its = sys_.solve(rhs_, p_);
+    const int ksp_its = sys_.solve(g_, p_);
     st.ksp_iters += ksp_its;
     PetscLogStagePop();
     st.solve_s += seconds_since(t0);
@@ -228,7 +227,8 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     }
     double pinf = 0.0, gp = 0.0;
     check(VecNorm(p_, NORM_INFINITY, &pinf), "VecNorm");
-    check(VecDot(g_, p_, &gp), "VecDot");
+    check(VecDot(g_, p_, &gp), "VecDot");  // (-g).p
+    gp = -gp;
     st.residual = pinf / scale;
     st.energy = E0;
     bool settled = true, small = false;
@@ -282,10 +282,13 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
     // strain limit, C-IPC section 4.3) and decreases enough (Armijo).
     bool accepted = false;
     {
-      LocalArray xa(x_), pa(p_);
+      // The trial point lives in g's local form: g is not read again before the next
+      // assembly overwrites it (a separate array: 24 bytes a vertex, issue 20).
+      LocalArray xa(x_), pa(p_), ta(g_);
+      double* trial = ta.data();
       for (int k = 0; k < kMaxHalvings; ++k, alpha *= 0.5) {
-        for (int i = 0; i < 3 * n_local; ++i) trial_[i] = xa.data()[i] + alpha * pa.data()[i];
-        const double E1 = global_energy(trial_.data(), alpha);
+        for (int i = 0; i < 3 * n_local; ++i) trial[i] = xa.data()[i] + alpha * pa.data()[i];
+        const double E1 = global_energy(trial, alpha);
         // Near the minimiser the predicted decrease falls below the rounding noise of the
         // summed energy; a feasible full step that does not raise E beyond that noise is
         // then taken rather than halved away.
@@ -297,7 +300,7 @@ int NewtonMinimiser::minimise(NewtonStats& st) {
         }
       }
       if (accepted) {
-        std::copy(trial_.begin(), trial_.end(), xa.data());
+        std::copy(trial, trial + 3 * n_local, xa.data());
         for (GlobalTerm* t : globals_) t->accept(alpha);
         for (const Group& gr : groups_)
           for (LocalTerm* t : gr.terms) t->accepted(xa.data());

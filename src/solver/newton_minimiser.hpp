@@ -194,6 +194,10 @@ class NewtonMinimiser {
   double assemble(const double* xl);
   // The RMS over the free owned nodes, summed over ranks, of |p_node| (local form pl). Collective.
   double rms_step(const double* pl) const;
+  // A ghosted Vec of x's layout that nothing reads between minimise() calls (the gradient's,
+  // rewritten at every assembly): a caller's scratch outside minimise(), e.g. a kinematic
+  // move as a step (its values, ghosts included, are whatever the last use left).
+  Vec scratch() const { return g_; }
 
  private:
   struct Group {
@@ -209,8 +213,9 @@ class NewtonMinimiser {
   std::vector<GlobalTerm*> globals_;
   const NodeMap* map_ = nullptr;
   const std::vector<std::array<int, 2>>* ties_ = nullptr;
-  Vec p_ = nullptr, g_ = nullptr, rhs_ = nullptr;
-  std::vector<double> trial_;       // local, line-search trial point
+  // p: the Newton step. g: the gradient, then in place the right-hand side -g of the
+  // solve, then the line search's trial points (scratch() between minimise calls).
+  Vec p_ = nullptr, g_ = nullptr;
   std::vector<double> g_vertex_;    // non-identity map: the vertex gradient before pull-back
   std::vector<LinearSystem::SlotCache> slots_;  // per set: matrix positions of its blocks
   int stage_assembly_ = 0, stage_solve_ = 0, stage_line_search_ = 0;

@@ -225,7 +225,7 @@ TEST(VolumeCase, SceneMassesTetsAndTerms) {
     for (const ElementSet& set : s.element_sets) {
       count[set.term->name] += set.size();
       if (set.arity == 3 || set.term->kind == ObjectKind::Shell)
-        for (int o : set.object) objects_of_triangle_terms.insert(o);
+        for (int k = 0; k < set.size(); ++k) objects_of_triangle_terms.insert(set.object_of(k));
     }
     EXPECT_EQ(count["volume_fixed_corotated"], box_tets);
     EXPECT_EQ(count["volume_neo_hookean"], long(s.tets.size()) - box_tets);

@@ -54,16 +54,15 @@ struct Quadratic {
     VecRestoreArray(local, &a);
     VecGhostRestoreLocalForm(x, &local);
     y_hat.resize(3 * n_owned);
-    std::vector<int> nodes;
-    std::vector<double> mass;
+    std::vector<int> fixed;
     for (int l = 0; l < n_owned; ++l) {
       const int v = lv.vbegin + l;
       for (int d = 0; d < 3; ++d) y_hat[3 * l + d] = scene.rest[v][d];
       if (v == moved) y_hat[3 * l] += shift;
-      if (!scene.kinematic(v)) nodes.push_back(l), mass.push_back(scene.mass[v]);
+      if (scene.kinematic(v)) fixed.push_back(l);
     }
     for (int v = 0; v < scene.num_vertices; ++v) free_nodes += scene.kinematic(v) ? 0 : 1;
-    inertia = std::make_unique<InertiaTerm>(std::move(nodes), std::move(mass), y_hat);
+    inertia = std::make_unique<InertiaTerm>(n_owned, std::move(fixed), scene.mass.data() + lv.vbegin, y_hat);
   }
   ~Quadratic() { VecDestroy(&x); }
 

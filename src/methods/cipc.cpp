@@ -87,7 +87,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
       surf.twin.assign(scene.num_vertices, -1);
       for (const auto& p : scene.stitches) surf.twin[p[0]] = p[1], surf.twin[p[1]] = p[0];
     }
-    contact_ = std::make_unique<ContactPotential>(scene, lv, *sys_, x_, std::move(surf));
+    contact_ = std::make_unique<ContactPotential>(scene, lv, *sys_, std::move(surf));
   }
 
   // The incremental potential: inertia (+ the AL springs, when obstacles are unknowns),
@@ -450,7 +450,7 @@ StepStats CipcStepper::run_step(double t) {
     std::copy(xa.data(), xa.data() + 3 * n_local, va.data());
     std::copy(xa.data(), xa.data() + 3 * n_local, xl.begin());
   }
-  if (contact_) contact_->begin_step(x_);
+  if (contact_) contact_->begin_step(v_);  // (x_n, until the velocity update)
   move_kinematic(t + h_, xl, st);
   {
     LocalArray xa(x_);

@@ -20,9 +20,8 @@ namespace weft {
 
 class ContactPotential final : public GlobalTerm {
  public:
-  // Over `surface` (build_collision_surface of the scene's primitives); x: the ghosted
-  // position Vec the minimiser moves.
-  ContactPotential(const Scene& scene, const LocalView& lv, LinearSystem& sys, Vec x, CollisionSurface surface);
+  // Over `surface` (build_collision_surface of the scene's primitives).
+  ContactPotential(const Scene& scene, const LocalView& lv, LinearSystem& sys, CollisionSurface surface);
   ~ContactPotential() override;
 
   // GlobalTerm
@@ -35,9 +34,10 @@ class ContactPotential final : public GlobalTerm {
   void after_step() override;  // adaptive kappa
   bool settled() override;     // false after an iteration that absorbed missing couplings
 
-  // The time step: start (friction reference), then per friction lag: positions through the
-  // halo, proximity set, lagged normal forces and tangents.
-  void begin_step(Vec x);
+  // The time step: start (friction reference: x_start, a ghosted Vec of the step's start
+  // positions that the caller keeps unchanged until the step ends; borrowed), then per
+  // friction lag: positions through the halo, proximity set, lagged normal forces and tangents.
+  void begin_step(Vec x_start);
   void lag_friction(Vec x);
   // Kinematic moves: the ACCD bound (this rank's) of the step p from x (no shifted frame)
   // and, once a fraction beta is taken, the gathered positions advanced with it.
@@ -86,7 +86,7 @@ class ContactPotential final : public GlobalTerm {
   int since_rebuild_ = 0;           // iterations since this step's last rebuild
   bool absorbing_ = false;          // this iteration's matrix absorbed missing couplings
   bool force_rebuild_ = false;      // a stop was refused on such a matrix: rebuild next
-  Vec x_start_ = nullptr;           // positions at the start of the step (friction reference)
+  Vec x_start_ = nullptr;           // the step's start positions (friction reference), borrowed
   std::vector<Vec3> xf_, pf_, xf_trial_;
   // The entries of xf_trial_ that hold values (the rest NaN, like xf_ outside the halo's
   // known vertices): a trial resets these and writes the known ones, O(owned + halo).

@@ -643,13 +643,11 @@ TEST(LinearSystemAssembly, CouplingsMissingFromThePatternGoOntoTheDiagonalKeepin
   // (2) random PSD stencils: the matrix minus the one with the couplings in its pattern is
   // PSD (so it is PSD itself, and a Newton direction from it is one of descent), and not 0.
   DirectSystem ds;
-  const weft::Scene& scene = ds.scene;
-  const weft::LocalView& lv = ds.lv;
   weft::LinearSystem& sys = ds.sys;
   ASSERT_TRUE(sys.direct_assembly());
   std::vector<int> free_vertices;
-  for (int v = 0; v < scene.num_vertices; ++v)
-    if (!scene.kinematic(v)) free_vertices.push_back(v);
+  for (int v = 0; v < ds.scene.num_vertices; ++v)
+    if (!ds.scene.kinematic(v)) free_vertices.push_back(v);
   const size_t nf = free_vertices.size();
 
   // (1) One point-point block.
@@ -675,7 +673,7 @@ TEST(LinearSystemAssembly, CouplingsMissingFromThePatternGoOntoTheDiagonalKeepin
   long absorbed = sys.absorbed_blocks();
   MPI_Allreduce(MPI_IN_PLACE, &absorbed, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_EQ(absorbed, 2);  // (a, b) and (b, a)
-  weft::LinearSystem exact{scene, lv, ds.spec.linear};
+  weft::LinearSystem exact{ds.scene, ds.lv, ds.spec.linear};
   exact.new_time_step();
   exact.set_contact_couplings({{a, b}, {b, a}});
   point_point(exact);

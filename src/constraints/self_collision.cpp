@@ -112,8 +112,7 @@ bool raw_barycentric(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c,
 }  // namespace
 
 bool projects_into_triangle(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c, double tol) {
-  Vec3 l;
-  return raw_barycentric(y, a, b, c, &l) && l.minCoeff() >= -tol;
+  return BarycentricFrame(a, b, c).contains(y, tol);
 }
 
 Vec3 barycentric_weights(const Vec3& y, const Vec3& a, const Vec3& b, const Vec3& c) {

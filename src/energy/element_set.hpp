@@ -29,10 +29,7 @@ struct ElementSet {
     if (object_id.empty() || object_id.back() != o) object_start.push_back(count_), object_id.push_back(o);
     ++count_;
   }
-  int object_of(int k) const {
-    if (object_id.size() == 1) return object_id[0];
-    return object_id[std::upper_bound(object_start.begin(), object_start.end(), k) - object_start.begin() - 1];
-  }
+  int object_of(int k) const { return run_object(object_start, object_id, k); }
   // Per stencil, the scene triangle it is when the stencils are mesh triangles (per-triangle
   // output and checkpoint arrays); empty otherwise.
   std::vector<int> triangle;
@@ -91,11 +88,8 @@ struct ElementSet {
     {
       std::vector<int> start, id;
       start.swap(object_start), id.swap(object_id);
-      auto of = [&](int k) {  // object_of over the runs before the cut
-        return id.size() == 1 ? id[0] : id[std::upper_bound(start.begin(), start.end(), k) - start.begin() - 1];
-      };
       count_ = 0;
-      for (int k : which) push_object(of(k));
+      for (int k : which) push_object(run_object(start, id, k));  // (object_of before the cut)
     }
     pick(triangle, 1);
     if (rest_) keep_rest_(rest_, which);
@@ -116,6 +110,11 @@ struct ElementSet {
   void* checked(const std::type_info& t) const {
     if (!rest_ || *rest_type_ != t) throw std::logic_error("ElementSet: rest data of another type");
     return rest_.get();
+  }
+  // The object of stencil k in runs (start, id), as object_start / object_id hold them.
+  static int run_object(const std::vector<int>& start, const std::vector<int>& id, int k) {
+    if (id.size() == 1) return id[0];
+    return id[std::upper_bound(start.begin(), start.end(), k) - start.begin() - 1];
   }
   int count_ = 0;        // stencils
   int whole_size_ = -1;  // -1: this set is whole

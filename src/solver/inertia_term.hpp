@@ -17,24 +17,14 @@ class InertiaTerm final : public LocalTerm {
       : n_(n_owned), skip_(std::move(skip)), mass_(mass), y_hat_(y_hat) {}
 
   bool add_energy(const double* xl, double& acc) const override {
-    size_t s = 0;
-    for (int l = 0; l < n_; ++l) {
-      if (s < skip_.size() && skip_[s] == l) {
-        ++s;
-        continue;
-      }
+    for_each_free([&](int l) {
       const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(y_hat_.data() + 3 * l);
       acc += 0.5 * mass_[l] * d.squaredNorm();
-    }
+    });
     return true;
   }
   void assemble(const double* xl, double scale, double& acc, NodeSink& sink) override {
-    size_t s = 0;
-    for (int l = 0; l < n_; ++l) {
-      if (s < skip_.size() && skip_[s] == l) {
-        ++s;
-        continue;
-      }
+    for_each_free([&](int l) {
       const double m = scale * mass_[l];
       const Vec3 d = Eigen::Map<const Vec3>(xl + 3 * l) - Eigen::Map<const Vec3>(y_hat_.data() + 3 * l);
       acc += 0.5 * m * d.squaredNorm();
@@ -42,10 +32,22 @@ class InertiaTerm final : public LocalTerm {
       sink.add_node_gradient(l, g.data());
       const Mat3 M = m * Mat3::Identity();
       sink.add_node_block(l, M.data());
-    }
+    });
   }
 
  private:
+  // f(l) for the owned nodes l in ascending order, but the skipped ones.
+  template <class F>
+  void for_each_free(F&& f) const {
+    size_t s = 0;
+    for (int l = 0; l < n_; ++l) {
+      if (s < skip_.size() && skip_[s] == l) {
+        ++s;
+        continue;
+      }
+      f(l);
+    }
+  }
   int n_;
   std::vector<int> skip_;
   const double* mass_;

@@ -30,10 +30,6 @@ struct ElementSet {
     ++count_;
   }
   int object_of(int k) const { return run_object(object_start, object_id, k); }
-  // Per stencil, the scene triangle it is when the stencils are mesh triangles (per-triangle
-  // output and checkpoint arrays); empty otherwise.
-  std::vector<int> triangle;
-
   // Per kept stencil, its index in the whole set (checkpoint arrays are whole-set arrays);
   // empty while the set is whole.
   std::vector<int> global;
@@ -67,11 +63,10 @@ struct ElementSet {
     vertices.shrink_to_fit();
     object_start.shrink_to_fit();
     object_id.shrink_to_fit();
-    triangle.shrink_to_fit();
     if (rest_) shrink_rest_(rest_.get());
   }
   // Keep only the stencils listed (ascending indices into this set as it is now): the
-  // vertices, objects, triangles and rest data of the others are freed.
+  // vertices, objects and rest data of the others are freed.
   void keep(const std::vector<int>& which) {
     auto pick = [&](auto& a, int width) {
       if (a.empty()) return;
@@ -91,7 +86,6 @@ struct ElementSet {
       count_ = 0;
       for (int k : which) push_object(run_object(start, id, k));  // (object_of before the cut)
     }
-    pick(triangle, 1);
     if (rest_) keep_rest_(rest_, which);
     global.swap(g);
   }

@@ -28,7 +28,6 @@ struct ObjectStencils {
   const ObjectSpec& spec;
   const std::vector<Vec3>& rest;                 // all vertices
   const std::vector<Tri>& triangles;             // this object's triangles
-  const std::vector<int>& triangle_ids;          // ... their scene triangle indices
   const std::vector<std::array<int, 4>>& hinges; // this object's interior edges (mesh/topology)
   const std::vector<Edge>& segments;             // this object's codimensional segments (rods), a -> b
   // This object's tetrahedra (volumes), positively oriented (tet_rest.hpp). Defaulted so an

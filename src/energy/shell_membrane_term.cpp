@@ -156,7 +156,6 @@ void build_triangles(const ObjectStencils& o, ElementSet& set) {
     const Tri& tri = o.triangles[t];
     set.vertices.insert(set.vertices.end(), tri.begin(), tri.end());
     set.push_object(o.object);
-    set.triangle.push_back(o.triangle_ids[t]);
     rest.push_back(make_tri_rest(o.rest[tri[0]], o.rest[tri[1]], o.rest[tri[2]]));
   }
 }

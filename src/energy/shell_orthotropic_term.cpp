@@ -101,7 +101,6 @@ void build_orthotropic(const ObjectStencils& o, ElementSet& set) {
     const Vec3 &X0 = o.rest[tri[0]], &X1 = o.rest[tri[1]], &X2 = o.rest[tri[2]];
     set.vertices.insert(set.vertices.end(), tri.begin(), tri.end());
     set.push_object(o.object);
-    set.triangle.push_back(o.triangle_ids[t]);
     const Vec3 warp = orthotropic_warp(X0, X1, X2, lim, o.triangle_uv ? &(*o.triangle_uv)[t] : nullptr);
     rest.push_back({make_aligned_tri_rest(X0, X1, X2, warp), p, warp});
   }

@@ -146,14 +146,12 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model, spec.method);
     if (!terms.empty()) {
       std::vector<Tri> otris(tris.begin() + first_tri, tris.end());
-      std::vector<int> oids(otris.size());
-      std::iota(oids.begin(), oids.end(), static_cast<int>(first_tri));
       std::vector<std::array<int, 4>> ohinges;
       for (const auto& h : build_topology(m).hinges) ohinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
       std::vector<Edge> osegs;
       for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
       const std::vector<std::array<int, 4>> otets(tets.begin() + first_tet, tets.end());
-      const ObjectStencils stencils{static_cast<int>(o), os,     X,     otris, oids, ohinges, osegs, otets,
+      const ObjectStencils stencils{static_cast<int>(o), os,     X,     otris, ohinges, osegs, otets,
                                     textured ? &m.triangle_uv : nullptr};
       for (const TermFactory* f : terms)
         f->build(stencils, sets[std::find(registry.begin(), registry.end(), f) - registry.begin()]);

@@ -75,9 +75,8 @@ struct Rod {
     scene.spec.kappa_s = kappa_s;
     scene.num_vertices = static_cast<int>(X.size());
     const std::vector<Tri> tris;
-    const std::vector<int> ids;
     const std::vector<std::array<int, 4>> hinges;
-    const ObjectStencils os{0, spec, X, tris, ids, hinges, segments};
+    const ObjectStencils os{0, spec, X, tris, hinges, segments};
     for (const TermFactory* f : terms_for(spec.kind, spec.material.model)) {
       ElementSet set;
       set.term = f;
@@ -224,8 +223,6 @@ TEST(RodTerms, MatchKernels) {
   ASSERT_EQ(rod.scene.element_sets.size(), 2u);
   EXPECT_EQ(rod.scene.element_sets[0].size(), 7);
   EXPECT_EQ(rod.scene.element_sets[1].size(), 6);
-  EXPECT_TRUE(rod.scene.element_sets[0].triangle.empty());
-  EXPECT_TRUE(rod.scene.element_sets[1].triangle.empty());
   const std::vector<double> x = deformed(rod.X, 1.0, 2e-3);
   const int n = rod.scene.num_vertices;
 

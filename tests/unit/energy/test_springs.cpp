@@ -149,7 +149,6 @@ TEST(DihedralForce, MatchesPaper002Formulas) {
 struct Grid {
   std::vector<Vec3> X;
   std::vector<Tri> tris;
-  std::vector<int> ids;
   std::vector<std::array<int, 4>> hinges;
   Grid(int n, double a) {
     for (int j = 0; j < n; ++j)
@@ -160,7 +159,6 @@ struct Grid {
         tris.push_back({v, v + n + 1, v + 1});
         tris.push_back({v, v + n, v + n + 1});
       }
-    for (size_t t = 0; t < tris.size(); ++t) ids.push_back(static_cast<int>(t));
     std::map<std::pair<int, int>, int> opposite;  // directed edge -> opposite vertex
     for (const Tri& t : tris)
       for (int k = 0; k < 3; ++k) opposite[{t[k], t[(k + 1) % 3]}] = t[(k + 2) % 3];
@@ -191,7 +189,7 @@ TEST(SpringSets, TriangulatedGridGetsProvotsLayout) {
   const double a = 0.1;
   Grid grid(n, a);
   ObjectSpec spec = cloth_spec();
-  const ObjectStencils os{0, spec, grid.X, grid.tris, grid.ids, grid.hinges, {}};
+  const ObjectStencils os{0, spec, grid.X, grid.tris, grid.hinges, {}};
   test::TermScene ts;
   ts.build(os, static_cast<int>(grid.X.size()), "mass_spring");
   ASSERT_EQ(ts.scene.element_sets.size(), 3u);  // structural, shear, bending (no dihedral)
@@ -232,7 +230,7 @@ TEST(SpringSets, GivenStiffnessesAndDihedralBending) {
   spec.springs.shear_stiffness = 7;
   spec.springs.bending_stiffness = 0.5;
   spec.springs.bending = "dihedral";
-  const ObjectStencils os{0, spec, grid.X, grid.tris, grid.ids, grid.hinges, {}};
+  const ObjectStencils os{0, spec, grid.X, grid.tris, grid.hinges, {}};
   test::TermScene ts;
   ts.build(os, static_cast<int>(grid.X.size()), "mass_spring");
   ASSERT_EQ(ts.scene.element_sets.size(), 3u);  // structural, shear, dihedral
@@ -314,7 +312,7 @@ TEST(SpringSets, AssembledGradientMatchesFiniteDifferences) {
   for (const char* bending : {"springs", "dihedral"}) {
     ObjectSpec spec = cloth_spec();
     spec.springs.bending = bending;
-    const ObjectStencils os{0, spec, grid.X, grid.tris, grid.ids, grid.hinges, {}};
+    const ObjectStencils os{0, spec, grid.X, grid.tris, grid.hinges, {}};
     test::TermScene ts;
     ts.build(os, static_cast<int>(grid.X.size()), "mass_spring");
     // Every spring stretched by 20% give or take 2%: the spring Hessians are exact there.
@@ -340,9 +338,8 @@ TEST(SpringSets, RodSegmentsAndTriples) {
   spec.material.youngs = 2e6;
   spec.material.radius = 1e-3;
   const std::vector<Tri> tris;
-  const std::vector<int> ids;
   const std::vector<std::array<int, 4>> hinges;
-  const ObjectStencils os{0, spec, X, tris, ids, hinges, segs};
+  const ObjectStencils os{0, spec, X, tris, hinges, segs};
   test::TermScene ts;
   ts.build(os, 5, "mass_spring");
   const ElementSet* st = find_set(ts.scene, "rod_spring_structural");

@@ -87,11 +87,9 @@ struct Strip {
     scene.objects.push_back(op);
     scene.spec.kappa_s = 2.5e3;
     scene.num_vertices = static_cast<int>(X.size());
-    std::vector<int> ids(tris.size());
-    for (size_t t = 0; t < tris.size(); ++t) ids[t] = static_cast<int>(t);
     const std::vector<Edge> segments;
     const std::vector<std::array<int, 4>> tets;
-    const ObjectStencils os{0, spec, X, tris, ids, hinges, segments, tets};
+    const ObjectStencils os{0, spec, X, tris, hinges, segments, tets};
     for (const TermFactory* f : terms_for(spec.kind, model)) {
       ElementSet set;
       set.term = f;
@@ -223,8 +221,6 @@ TEST(EnergyTerms, RestDataIsTyped) {
   Strip strip("neo_hookean", 0.0);
   EXPECT_EQ(strip.scene.element_sets[0].rest<TriRest>().size(), strip.tris.size());
   EXPECT_THROW(strip.scene.element_sets[0].rest<HingeRest>(), std::logic_error);
-  EXPECT_EQ(strip.scene.element_sets[0].triangle.size(), strip.tris.size());
-  EXPECT_TRUE(strip.scene.element_sets[1].triangle.empty());
 }
 
 }  // namespace

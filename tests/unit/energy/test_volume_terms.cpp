@@ -46,10 +46,9 @@ struct TetBlock {
     spec.material.youngs = 1e5;
     spec.material.poisson = 0.3;
     const std::vector<Tri> tris;
-    const std::vector<int> ids;
     const std::vector<std::array<int, 4>> hinges;
     const std::vector<Edge> segments;
-    const ObjectStencils os{0, spec, X, tris, ids, hinges, segments, tets};
+    const ObjectStencils os{0, spec, X, tris, hinges, segments, tets};
     ts.build(os, static_cast<int>(X.size()));
   }
 
@@ -71,7 +70,6 @@ void check_volume_term(const std::string& model) {
   const ElementSet& set = b.ts.scene.element_sets[0];
   ASSERT_EQ(set.size(), 12);
   EXPECT_EQ(set.arity, 4);
-  EXPECT_TRUE(set.triangle.empty());
   const std::vector<VolumeRest>& rest = set.rest<VolumeRest>();
   double vol = 0;
   for (const VolumeRest& r : rest) vol += r.tet.volume;
@@ -148,10 +146,9 @@ TEST(VolumeTerms, InvertedRestTetIsAnInputError) {
   const std::vector<Vec3> X{{0, 0, 0}, {0, 1, 0}, {1, 0, 0}, {0, 0, 1}};
   const std::vector<std::array<int, 4>> tets{{0, 1, 2, 3}};
   const std::vector<Tri> tris;
-  const std::vector<int> ids;
   const std::vector<std::array<int, 4>> hinges;
   const std::vector<Edge> segments;
-  const ObjectStencils os{0, spec, X, tris, ids, hinges, segments, tets};
+  const ObjectStencils os{0, spec, X, tris, hinges, segments, tets};
   ElementSet set;
   try {
     build_tets(os, set);
@@ -166,10 +163,9 @@ TEST(VolumeTerms, ObjectsWithoutTetsGetNone) {
   spec.kind = ObjectKind::Volume;
   const std::vector<Vec3> X;
   const std::vector<Tri> tris;
-  const std::vector<int> ids;
   const std::vector<std::array<int, 4>> hinges;
   const std::vector<Edge> segments;
-  const ObjectStencils os{0, spec, X, tris, ids, hinges, segments};  // tets defaulted
+  const ObjectStencils os{0, spec, X, tris, hinges, segments};  // tets defaulted
   EXPECT_TRUE(os.tets.empty());
   ElementSet set;
   build_tets(os, set);

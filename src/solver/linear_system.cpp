@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <memory>
+#include <string>
 #include <cstdio>
 #include <sstream>
 
@@ -320,48 +322,85 @@ const std::vector<int>& LinearSystem::row_pattern(int r, std::vector<int>& scrat
   return scratch;
 }
 
-// Exact preallocation from the element pattern plus the current contact couplings, given
-// to PETSc as the local CSR structure (every block a full 3x3 of explicit zeros): the
-// pattern is set and assembled in one pass, with no per-entry insertion, and slots that
-// stay zero until a contact pair becomes active are kept.
+namespace {
+
+// The CSR arrays a matrix is built on (MatCreateSeqAIJWithArrays / MatCreateMPIAIJWithSplitArrays
+// use them as they are, without a copy); freed with the matrix, through a container
+// composed on it, since a solver may hold the matrix past LinearSystem's next pattern.
+struct MatrixArrays {
+  std::vector<PetscInt> i[2], j[2];  // [0] the owned columns (local), [1] the others (global)
+  std::vector<PetscScalar> a[2];
+};
+
+PetscErrorCode destroy_matrix_arrays(void* p) {
+  delete static_cast<MatrixArrays*>(p);
+  return 0;
+}
+
+}  // namespace
+
+// The matrix of the element pattern plus the current contact couplings, built on weft's own
+// CSR arrays (every block a full 3x3 of explicit zeros): the pattern is set and assembled
+// in one pass, with no per-entry insertion and no copy of the structure (the copy a
+// preallocation from CSR makes was the setup's peak: 117 column indices per cloth vertex),
+// and slots that stay zero until a contact pair becomes active are kept.
 void LinearSystem::create_matrix() {
   const int n_owned = lv_.num_owned();
-  std::vector<PetscInt> ia(3 * n_owned + 1, 0), ja;
+  const bool mpi = lv_.ranks > 1;
+  auto arrays = std::make_unique<MatrixArrays>();
   std::vector<int> merged;
   {
-    // Exact size: ja lives beside the matrix PETSc allocates from it, so its growth slack
-    // (up to 2x) would add to the setup's peak.
-    size_t blocks = 0;
-    for (int r = 0; r < n_owned; ++r) blocks += row_pattern(r, merged).size();
-    ja.reserve(9 * blocks);
+    // Exact sizes: the arrays are the matrix, so growth slack (up to 2x) would stay with it.
+    size_t blocks[2] = {0, 0};
+    for (int r = 0; r < n_owned; ++r)
+      for (int col : row_pattern(r, merged)) ++blocks[col >= lv_.vbegin && col < lv_.vend ? 0 : 1];
+    for (int p = 0; p < (mpi ? 2 : 1); ++p) {
+      arrays->i[p].assign(3 * static_cast<size_t>(n_owned) + 1, 0);
+      arrays->j[p].reserve(9 * blocks[p]);
+      arrays->a[p].assign(9 * blocks[p], 0.0);
+    }
   }
   int coupled = 0;  // a column owned by another rank (rows' columns are sorted)
   for (int r = 0; r < n_owned; ++r) {
     const std::vector<int>* c = &row_pattern(r, merged);
     coupled |= !c->empty() && (c->front() < lv_.vbegin || c->back() >= lv_.vend);
     for (int d = 0; d < 3; ++d) {
-      for (int col : *c)
-        for (int e = 0; e < 3; ++e) ja.push_back(3 * static_cast<PetscInt>(col) + e);
-      ia[3 * r + d + 1] = static_cast<PetscInt>(ja.size());
+      for (int col : *c) {
+        const bool own = col >= lv_.vbegin && col < lv_.vend;
+        const PetscInt first = 3 * static_cast<PetscInt>(own ? col - lv_.vbegin : col);
+        for (int e = 0; e < 3; ++e) arrays->j[own ? 0 : 1].push_back(first + e);
+      }
+      for (int p = 0; p < (mpi ? 2 : 1); ++p) arrays->i[p][3 * r + d + 1] = static_cast<PetscInt>(arrays->j[p].size());
     }
   }
-  MatDestroy(&A_);
-  check(MatCreate(lv_.comm, &A_), "MatCreate");
-  check(MatSetSizes(A_, 3 * n_owned, 3 * n_owned, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes");
-  check(MatSetType(A_, MATAIJ), "MatSetType");
-  check(MatSetBlockSize(A_, 3), "MatSetBlockSize");
-  check(MatSetFromOptions(A_), "MatSetFromOptions");
-  PetscBool aij = PETSC_FALSE;
-  check(PetscObjectTypeCompareAny((PetscObject)A_, &aij, MATSEQAIJ, MATMPIAIJ, ""), "PetscObjectTypeCompareAny");
-  if (!aij) {
-    MatType t = nullptr;
-    MatGetType(A_, &t);
-    throw RuntimeFailure(std::string("the Newton matrix must be AIJ (seqaij/mpiaij); -mat_type ") + (t ? t : "?") +
-                         " is not supported");
+  {
+    // The type is fixed by the arrays: -mat_type may only name it.
+    char type[64] = "";
+    PetscBool has_type = PETSC_FALSE;
+    check(PetscOptionsGetString(nullptr, nullptr, "-mat_type", type, sizeof type, &has_type), "PetscOptionsGetString");
+    const std::string t = type;
+    if (has_type && t != "aij" && t != "seqaij" && t != "mpiaij")
+      throw RuntimeFailure("the Newton matrix must be AIJ (seqaij/mpiaij); -mat_type " + t + " is not supported");
   }
-  // (Each call is a no-op on the other type; both assemble the matrix with zero values.)
-  check(MatSeqAIJSetPreallocationCSR(A_, ia.data(), ja.data(), nullptr), "MatSeqAIJSetPreallocationCSR");
-  check(MatMPIAIJSetPreallocationCSR(A_, ia.data(), ja.data(), nullptr), "MatMPIAIJSetPreallocationCSR");
+  MatDestroy(&A_);
+  MatrixArrays& m = *arrays;
+  if (mpi)
+    check(MatCreateMPIAIJWithSplitArrays(lv_.comm, 3 * n_owned, 3 * n_owned, PETSC_DETERMINE, PETSC_DETERMINE,
+                                         m.i[0].data(), m.j[0].data(), m.a[0].data(), m.i[1].data(), m.j[1].data(),
+                                         m.a[1].data(), &A_),
+          "MatCreateMPIAIJWithSplitArrays");
+  else
+    check(MatCreateSeqAIJWithArrays(lv_.comm, 3 * n_owned, 3 * n_owned, m.i[0].data(), m.j[0].data(), m.a[0].data(), &A_),
+          "MatCreateSeqAIJWithArrays");
+  {
+    PetscContainer keep = nullptr;
+    check(PetscContainerCreate(PETSC_COMM_SELF, &keep), "PetscContainerCreate");
+    check(PetscContainerSetPointer(keep, arrays.release()), "PetscContainerSetPointer");
+    check(PetscContainerSetUserDestroy(keep, destroy_matrix_arrays), "PetscContainerSetUserDestroy");
+    check(PetscObjectCompose((PetscObject)A_, "weft_matrix_arrays", (PetscObject)keep), "PetscObjectCompose");
+    PetscContainerDestroy(&keep);  // (the matrix holds it now)
+  }
+  check(MatSetBlockSize(A_, 3), "MatSetBlockSize");
   for (MatOption o : {MAT_NEW_NONZERO_ALLOCATION_ERR, MAT_SYMMETRIC, MAT_SYMMETRY_ETERNAL, MAT_SPD})
     check(MatSetOption(A_, o, PETSC_TRUE), "MatSetOption");
   if (nullspace_) check(MatSetNearNullSpace(A_, nullspace_), "MatSetNearNullSpace");

@@ -281,54 +281,104 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     d.o = (P(edges[a][0]) - P(edges[b][0])).dot(N);
     return d;
   };
+  // The exact tests of a pair (a the edge asking, b the other) whose boxes overlap and that
+  // are no neighbours.
+  auto decide = [&](int a, int b) {
+    const Edge &ea = edges[a], &eb = edges[b];
+    // The lines' signed distance (the orientation of the four points, scaled) is symmetric
+    // in the two edges (swapping them flips both r and N), so the side does not depend on
+    // which edge asked. Its sign tells the side only while the edges face each other: the
+    // lines also pass through each other beside the edges (a flat sheet's edges all lie on
+    // coplanar lines) without any crossing. So a sign change is a crossing, and the side
+    // the one at x0, only when they faced each other at x0 too (and were not touching:
+    // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
+    // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
+    // final check's business).
+    const LineDistance l0 = line_distance(E0, P0, a, b), l1 = line_distance(E1, P1, a, b);
+    if (l0.negative() == l1.negative() && !l1.within(reach)) return;  // the cheap tests first
+    // Crossings inside both edges only (0.1% from either end): near an end the vertex-
+    // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
+    // (a vertex and its spare share a position) without being neighbours.
+    if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
+    const double d0 = l0.value(), d1 = l1.value();
+    const double scale = E0[a].norm() + E0[b].norm();
+    const bool facing0 =
+        std::abs(d0) > 1e-9 * scale && edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
+    const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
+    if (!(crossed || std::abs(d1) < reach)) return;
+    const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
+    out.push_back({std::min(a, b), std::max(a, b), side});
+  };
   const int nv = static_cast<int>(rings.start.size()) - 1;
-  std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
+  std::vector<int> seen(edges.size(), -1);
+  struct RingMark {
+    int stamp = -1, bits = 0;  // bit m: the vertex is in the one-ring of the group's member m
+  };
+  std::vector<RingMark> ring(nv);
   std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
   for (int a : edge_subset) asks[a] = 1;
   const bool all_ask = std::count(asks.begin(), asks.end(), 1) == static_cast<long>(edges.size());
-  for (int a : edge_subset) {
-    const Edge& ea = edges[a];
-    for (int v : ea) {
-      ring_of[v] = a;
-      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
+  // Each edge's box grown by the reach (its query box).
+  const size_t ns = edge_subset.size();
+  std::vector<Vec3> qlo(ns), qhi(ns);
+  for (size_t m = 0; m < ns; ++m) qlo[m] = lo[edge_subset[m]].array() - reach, qhi[m] = hi[edge_subset[m]].array() + reach;
+  // Queries by groups of up to kGroup consecutive asking edges (ordered by their first
+  // vertex: the edges from one vertex, then from the next) whose union box is at most twice
+  // as large as their largest box, as in the vertex-triangle search: one hash scan for the
+  // group, each edge found tested against the group's box, then, once per group, against the
+  // members it is no neighbour of. The pairs are those of one query per edge (each member's
+  // own box test, ring and order rule decide), the scans fewer: on 128^2 hang_two_corners,
+  // per step, 0.75 M scanned entries instead of 1.84 M, 0.17 M distinct edges met by a group
+  // instead of 0.37 M pairs met by an edge (most of them neighbours).
+  constexpr size_t kGroup = 8;
+  for (size_t g0 = 0; g0 < ns;) {
+    Vec3 glo = qlo[g0], ghi = qhi[g0];
+    double side = (qhi[g0] - qlo[g0]).maxCoeff();
+    size_t g1 = g0 + 1;
+    for (; g1 < ns && g1 - g0 < kGroup; ++g1) {
+      const Vec3 ulo = glo.cwiseMin(qlo[g1]), uhi = ghi.cwiseMax(qhi[g1]);
+      const double s2 = std::max(side, (qhi[g1] - qlo[g1]).maxCoeff());
+      if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
+      glo = ulo, ghi = uhi, side = s2;
     }
-    const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
+    const int stamp = static_cast<int>(g0);
+    int first = edge_subset[g0];  // the group's smallest index
+    for (size_t m = g0; m < g1; ++m) {
+      first = std::min(first, edge_subset[m]);
+      const int bit = 1 << (m - g0);
+      auto mark = [&](int v) {
+        RingMark& r = ring[v];
+        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
+        r.bits |= bit;
+      };
+      for (int v : edges[edge_subset[m]]) {
+        mark(v);
+        for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) mark(rings.nbr[e]);
+      }
+    }
+    auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
+    const int members = (1 << (g1 - g0)) - 1;
     auto visit = [&](int b) __attribute__((always_inline)) {
-      if (b == a || (b < a && asks[b]) || seen[b] == a) return;
-      seen[b] = a;
+      if ((glo.array() > hi[b].array()).any() || (ghi.array() < lo[b].array()).any()) return;
+      if (seen[b] == stamp) return;
+      seen[b] = stamp;
       const Edge& eb = edges[b];
-      if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
-      if ((qlo.array() > hi[b].array()).any() || (qhi.array() < lo[b].array()).any()) return;
-      // The lines' signed distance (the orientation of the four points, scaled) is symmetric
-      // in the two edges (swapping them flips both r and N), so the side does not depend on
-      // which edge asked. Its sign tells the side only while the edges face each other: the
-      // lines also pass through each other beside the edges (a flat sheet's edges all lie on
-      // coplanar lines) without any crossing. So a sign change is a crossing, and the side
-      // the one at x0, only when they faced each other at x0 too (and were not touching:
-      // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
-      // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
-      // final check's business).
-      const LineDistance l0 = line_distance(E0, P0, a, b), l1 = line_distance(E1, P1, a, b);
-      if (l0.negative() == l1.negative() && !l1.within(reach)) return;  // the cheap tests first
-      // Crossings inside both edges only (0.1% from either end): near an end the vertex-
-      // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
-      // (a vertex and its spare share a position) without being neighbours.
-      if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
-      const double d0 = l0.value(), d1 = l1.value();
-      const double scale = E0[a].norm() + E0[b].norm();
-      const bool facing0 = std::abs(d0) > 1e-9 * scale &&
-                           edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
-      const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
-      if (!(crossed || std::abs(d1) < reach)) return;
-      const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
-      out.push_back({std::min(a, b), std::max(a, b), side});
+      // The members b is no neighbour of (most edges found are neighbours of every member).
+      for (int far = members & ~(ring_mask(eb[0]) | ring_mask(eb[1])); far != 0; far &= far - 1) {
+        const size_t m = g0 + __builtin_ctz(far);
+        const int a = edge_subset[m];
+        if (b == a || (b < a && asks[b])) continue;
+        if ((qlo[m].array() > hi[b].array()).any() || (qhi[m].array() < lo[b].array()).any()) continue;
+        decide(a, b);
+      }
     };
-    // Every edge asking (one rank): the pair is taken from its smaller index, so only the
-    // larger ids are scanned.
+    // Every edge asking (one rank): a pair is taken from its smaller index, so only the ids
+    // above the group's smallest are scanned.
     if (all_ask)
-      grid.query_above(qlo, qhi, a, visit);
+      grid.query_above(glo, ghi, first, visit);
     else
-      grid.query(qlo, qhi, visit);
+      grid.query(glo, ghi, visit);
+    g0 = g1;
   }
 }
 

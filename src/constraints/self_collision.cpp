@@ -136,20 +136,14 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   const double cell = typical_extent(lo, hi) + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  // Each triangle's barycentric frame at x1 (the projection test's), once per call rather
-  // than once per candidate vertex: the same expressions, so the same values.
-  std::vector<BarycentricFrame> bary1(tri_subset.size());
-  for (size_t n = 0; n < tri_subset.size(); ++n) {
-    const Tri& t = tris[tri_subset[n]];
-    bary1[n] = BarycentricFrame(P1(t[0]), P1(t[1]), P1(t[2]));
-  }
-  // Each vertex's swept box grown by the reach.
+  // Each vertex's swept box grown by the reach (computed per group: per-call arrays of
+  // everything, as the triangles' barycentric frames were, pushed the hash and the boxes out of
+  // the cache).
   const size_t nq = verts.size();
-  std::vector<Vec3> qlo(nq), qhi(nq);
-  for (size_t m = 0; m < nq; ++m) {
+  auto vertex_box = [&](size_t m, Vec3& lo_m, Vec3& hi_m) {
     const Vec3 q0 = P0(verts[m]), s1 = S1(verts[m]);
-    qlo[m] = q0.cwiseMin(s1).array() - reach, qhi[m] = q0.cwiseMax(s1).array() + reach;
-  }
+    lo_m = q0.cwiseMin(s1).array() - reach, hi_m = q0.cwiseMax(s1).array() + reach;
+  };
   // Queries by groups of up to kGroup consecutive vertices (mesh neighbours in a generated
   // grid's order) whose union box is at most twice as large as their largest box: one hash
   // scan for the group, each triangle found then tested against every member's own box.
@@ -166,13 +160,17 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
     int stamp = -1, bits = 0;  // bit m: the vertex is the group's member m or its neighbour
   };
   std::vector<RingMark> ring(rings.start.size() - 1);
+  Vec3 qlo[kGroup], qhi[kGroup];  // the group's members' boxes
   for (size_t g0 = 0; g0 < nq;) {
-    Vec3 glo = qlo[g0], ghi = qhi[g0];
-    double side = (qhi[g0] - qlo[g0]).maxCoeff();
+    vertex_box(g0, qlo[0], qhi[0]);
+    Vec3 glo = qlo[0], ghi = qhi[0];
+    double side = (qhi[0] - qlo[0]).maxCoeff();
     size_t g1 = g0 + 1;
     for (; g1 < nq && g1 - g0 < kGroup; ++g1) {
-      const Vec3 ulo = glo.cwiseMin(qlo[g1]), uhi = ghi.cwiseMax(qhi[g1]);
-      const double s2 = std::max(side, (qhi[g1] - qlo[g1]).maxCoeff());
+      const size_t k = g1 - g0;
+      vertex_box(g1, qlo[k], qhi[k]);
+      const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
+      const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
       if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
       glo = ulo, ghi = uhi, side = s2;
     }
@@ -197,15 +195,19 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
       seen[n] = stamp;
       const Tri& t = tris[tri_subset[n]];
       const int far = members & ~(ring_mask(t[0]) | ring_mask(t[1]) | ring_mask(t[2]));
+      bool framed = false;
+      BarycentricFrame bary1;  // t's at x1 (the projection test's), once per triangle and group
       for (int f = far; f != 0; f &= f - 1) {
-        const size_t m = g0 + __builtin_ctz(f);
-        if ((qlo[m].array() > hi[n].array()).any() || (qhi[m].array() < lo[n].array()).any()) continue;
+        const int k = __builtin_ctz(f);
+        const size_t m = g0 + k;
+        if ((qlo[k].array() > hi[n].array()).any() || (qhi[k].array() < lo[n].array()).any()) continue;
         // The tests are one conjunction, the most selective first: the projection (of ~0.31 M
         // non-ring box overlaps per step, the sheet's own neighbours beside t, ~3 K project
         // into t); the plane distances reject ~1%.
         const int q = verts[m];
         const Vec3 q1 = P1(q);
-        if (!bary1[n].contains(q1, 0.25)) continue;
+        if (!framed) bary1 = BarycentricFrame(P1(t[0]), P1(t[1]), P1(t[2])), framed = true;
+        if (!bary1.contains(q1, 0.25)) continue;
         // t's plane at x0 and x1 (a corner, the normal N and |N|).
         const Vec3 a0 = P0(t[0]), N0 = (Vec3(P0(t[1])) - a0).cross(Vec3(P0(t[2])) - a0);
         const Vec3 a1 = P1(t[0]), N1 = (Vec3(P1(t[1])) - a1).cross(Vec3(P1(t[2])) - a1);
@@ -264,10 +266,6 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   const double cell = typical_extent(lo, hi) + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  // The edge vectors at both instants, once per call.
-  std::vector<Vec3> E0(edges.size()), E1(edges.size());
-  for (size_t n = 0; n < edges.size(); ++n)
-    E0[n] = P0(edges[n][1]) - P0(edges[n][0]), E1[n] = P1(edges[n][1]) - P1(edges[n][0]);
   // The lines' signed distance at one instant (edge_edge_collision_constraint's value with
   // side +1 and h 0, in closed form): o = r . (e_a x e_b) over |e_a x e_b|, r = a0 - b0; 0 for
   // nearly parallel edges (|e_a x e_b| <= 1e-10 |e_a| |e_b|: no common normal). Kept as the
@@ -279,11 +277,11 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     bool negative() const { return !parallel && o < 0; }
     bool within(double r) const { return parallel || o * o < r * r * nsq; }
   };
-  auto line_distance = [&](const std::vector<Vec3>& E, auto&& P, int a, int b) {
+  auto line_distance = [&](const Vec3& ea, const Vec3& eb, auto&& P, int a, int b) {
     LineDistance d;
-    const Vec3 N = E[a].cross(E[b]);
+    const Vec3 N = ea.cross(eb);
     d.nsq = N.squaredNorm();
-    d.parallel = !(d.nsq > 1e-20 * E[a].squaredNorm() * E[b].squaredNorm()) || !(d.nsq > 0);
+    d.parallel = !(d.nsq > 1e-20 * ea.squaredNorm() * eb.squaredNorm()) || !(d.nsq > 0);
     d.o = (P(edges[a][0]) - P(edges[b][0])).dot(N);
     return d;
   };
@@ -300,14 +298,18 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
     // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
     // final check's business).
-    const LineDistance l0 = line_distance(E0, P0, a, b), l1 = line_distance(E1, P1, a, b);
+    // The edge vectors at both instants (per pair: of the ~49 K edges only those of the
+    // ~26 K pairs decided here are needed).
+    const Vec3 a0 = P0(ea[1]) - P0(ea[0]), b0 = P0(eb[1]) - P0(eb[0]);
+    const Vec3 a1 = P1(ea[1]) - P1(ea[0]), b1 = P1(eb[1]) - P1(eb[0]);
+    const LineDistance l0 = line_distance(a0, b0, P0, a, b), l1 = line_distance(a1, b1, P1, a, b);
     if (l0.negative() == l1.negative() && !l1.within(reach)) return;  // the cheap tests first
     // Crossings inside both edges only (0.1% from either end): near an end the vertex-
     // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
     // (a vertex and its spare share a position) without being neighbours.
     if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
     const double d0 = l0.value(), d1 = l1.value();
-    const double scale = E0[a].norm() + E0[b].norm();
+    const double scale = a0.norm() + b0.norm();
     const bool facing0 =
         std::abs(d0) > 1e-9 * scale && edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
     const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
@@ -324,10 +326,7 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
   for (int a : edge_subset) asks[a] = 1;
   const bool all_ask = std::count(asks.begin(), asks.end(), 1) == static_cast<long>(edges.size());
-  // Each edge's box grown by the reach (its query box).
   const size_t ns = edge_subset.size();
-  std::vector<Vec3> qlo(ns), qhi(ns);
-  for (size_t m = 0; m < ns; ++m) qlo[m] = lo[edge_subset[m]].array() - reach, qhi[m] = hi[edge_subset[m]].array() + reach;
   // Queries by groups of up to kGroup consecutive asking edges (ordered by their first
   // vertex: the edges from one vertex, then from the next) whose union box is at most twice
   // as large as their largest box, as in the vertex-triangle search: one hash scan for the
@@ -337,13 +336,21 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   // per step, 0.75 M scanned entries instead of 1.84 M, 0.17 M distinct edges met by a group
   // instead of 0.37 M pairs met by an edge (most of them neighbours).
   constexpr size_t kGroup = 8;
+  // Each member's box grown by the reach (its query box).
+  Vec3 qlo[kGroup], qhi[kGroup];
+  auto query_box = [&](size_t m, Vec3& lo_m, Vec3& hi_m) {
+    lo_m = lo[edge_subset[m]].array() - reach, hi_m = hi[edge_subset[m]].array() + reach;
+  };
   for (size_t g0 = 0; g0 < ns;) {
-    Vec3 glo = qlo[g0], ghi = qhi[g0];
-    double side = (qhi[g0] - qlo[g0]).maxCoeff();
+    query_box(g0, qlo[0], qhi[0]);
+    Vec3 glo = qlo[0], ghi = qhi[0];
+    double side = (qhi[0] - qlo[0]).maxCoeff();
     size_t g1 = g0 + 1;
     for (; g1 < ns && g1 - g0 < kGroup; ++g1) {
-      const Vec3 ulo = glo.cwiseMin(qlo[g1]), uhi = ghi.cwiseMax(qhi[g1]);
-      const double s2 = std::max(side, (qhi[g1] - qlo[g1]).maxCoeff());
+      const size_t k = g1 - g0;
+      query_box(g1, qlo[k], qhi[k]);
+      const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
+      const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
       if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
       glo = ulo, ghi = uhi, side = s2;
     }
@@ -371,10 +378,10 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
       const Edge& eb = edges[b];
       // The members b is no neighbour of (most edges found are neighbours of every member).
       for (int far = members & ~(ring_mask(eb[0]) | ring_mask(eb[1])); far != 0; far &= far - 1) {
-        const size_t m = g0 + __builtin_ctz(far);
-        const int a = edge_subset[m];
+        const int k = __builtin_ctz(far);
+        const int a = edge_subset[g0 + k];
         if (b == a || (b < a && asks[b])) continue;
-        if ((qlo[m].array() > hi[b].array()).any() || (qhi[m].array() < lo[b].array()).any()) continue;
+        if ((qlo[k].array() > hi[b].array()).any() || (qhi[k].array() < lo[b].array()).any()) continue;
         decide(a, b);
       }
     };

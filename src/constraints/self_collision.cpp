@@ -356,18 +356,27 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     }
     const int stamp = static_cast<int>(g0);
     int first = edge_subset[g0];  // the group's smallest index
+    int ends[2 * kGroup], end_bits[2 * kGroup], nends = 0;
     for (size_t m = g0; m < g1; ++m) {
       first = std::min(first, edge_subset[m]);
-      const int bit = 1 << (m - g0);
-      auto mark = [&](int v) {
-        RingMark& r = ring[v];
-        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
-        r.bits |= bit;
-      };
+      // The members' distinct ends, each with the members it ends (consecutive edges share
+      // their first vertex), so that each end's ring is marked once.
       for (int v : edges[edge_subset[m]]) {
-        mark(v);
-        for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) mark(rings.nbr[e]);
+        int k = 0;
+        while (k < nends && ends[k] != v) ++k;
+        if (k == nends) ends[nends] = v, end_bits[nends++] = 0;
+        end_bits[k] |= 1 << (m - g0);
       }
+    }
+    for (int k = 0; k < nends; ++k) {
+      const int v = ends[k], bits = end_bits[k];
+      auto mark = [&](int w) {
+        RingMark& r = ring[w];
+        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
+        r.bits |= bits;
+      };
+      mark(v);
+      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) mark(rings.nbr[e]);
     }
     auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
     const int members = (1 << (g1 - g0)) - 1;

@@ -188,11 +188,12 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
     auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
     const int members = (1 << (g1 - g0)) - 1;
     grid.query(glo, ghi, [&](int n) {
-      // The box tests first: they read only this candidate's box (the hash's false hits and
-      // the cells' far triangles are most candidates).
-      if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
+      // Each triangle once per group (a triangle in several of the group's cells, 0.37 M of
+      // the 0.69 M that meet a group's box per step at 128^2), then the box test (the hash's
+      // false hits and the cells' far triangles are most candidates).
       if (seen[n] == stamp) return;
       seen[n] = stamp;
+      if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
       const Tri& t = tris[tri_subset[n]];
       const int far = members & ~(ring_mask(t[0]) | ring_mask(t[1]) | ring_mask(t[2]));
       bool framed = false;

@@ -67,6 +67,8 @@ void PatchHierarchy::build(const std::vector<Tri>& tris, const std::vector<Edge>
     Node& N = nodes_[n];
     if (N.left >= 0) N.eb = nodes_[N.left].eb, N.ee = nodes_[N.right].ee;
   }
+  edge_pos_.assign(edges.size(), -1);
+  for (size_t i = 0; i < edge_order_.size(); ++i) edge_pos_[edge_order_[i]] = static_cast<int>(i);
   for (size_t n = 0; n < nodes_.size(); ++n) classify(static_cast<int>(n));
   // Adjacency for the partial refits.
   int nv = 0;
@@ -189,9 +191,9 @@ void PatchHierarchy::classify(int n) {
 // vertex and the nodes holding them (active_), the rest being as the previous call left them.
 void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
   auto P = [&](int v) { return Vec3(x[3 * v], x[3 * v + 1], x[3 * v + 2]); };
-  const size_t nt = tris_.size(), ne = edges_.size(), nn = nodes_.size();
+  const size_t nt = tris_.size(), nn = nodes_.size();
   if (!only) {
-    tlo_.resize(nt), thi_.resize(nt), normal_.resize(nt), elo_.resize(ne), ehi_.resize(ne);
+    tlo_.resize(nt), thi_.resize(nt), normal_.resize(nt), elo_.resize(edge_order_.size()), ehi_.resize(edge_order_.size());
     lo_.resize(nn), hi_.resize(nn), axis_.resize(nn), nsum_.resize(nn), half_.resize(nn);
   }
   active_.assign(nn, only ? 0 : 1);
@@ -200,13 +202,14 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
     tlo_[t] = a.cwiseMin(b).cwiseMin(c), thi_[t] = a.cwiseMax(b).cwiseMax(c);
     normal_[t] = (b - a).cross(c - a);
   };
-  auto refit_edge = [&](size_t e) {
-    const Vec3 a = P(edges_[e][0]), b = P(edges_[e][1]);
-    elo_[e] = a.cwiseMin(b), ehi_[e] = a.cwiseMax(b);
+  auto refit_edge = [&](int i) {  // the edge at position i of edge_order_
+    const Edge& E = edges_[edge_order_[i]];
+    const Vec3 a = P(E[0]), b = P(E[1]);
+    elo_[i] = a.cwiseMin(b), ehi_[i] = a.cwiseMax(b);
   };
   if (!only) {
     for (size_t t = 0; t < nt; ++t) refit_tri(t);
-    for (size_t e = 0; e < ne; ++e) refit_edge(e);
+    for (size_t i = 0; i < edge_order_.size(); ++i) refit_edge(static_cast<int>(i));
   } else {
     // The primitives with a marked vertex (a primitive with two is refitted twice, to the
     // same values), and the leaves holding those triangles (a leaf's edges' vertices are its
@@ -215,7 +218,8 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
     for (int v = 0; v < nv; ++v) {
       if (!(*only)[v]) continue;
       for (int i = vtri_start_[v]; i < vtri_start_[v + 1]; ++i) refit_tri(vtri_[i]), active_[leaf_of_tri_[vtri_[i]]] = 1;
-      for (int i = vedge_start_[v]; i < vedge_start_[v + 1]; ++i) refit_edge(vedge_[i]);
+      for (int i = vedge_start_[v]; i < vedge_start_[v + 1]; ++i)
+        if (edge_pos_[vedge_[i]] >= 0) refit_edge(edge_pos_[vedge_[i]]);
     }
   }
   auto angle = [](const Vec3& u, const Vec3& w) { return std::acos(std::clamp(u.dot(w), -1.0, 1.0)); };

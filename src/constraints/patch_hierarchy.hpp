@@ -68,8 +68,10 @@ class PatchHierarchy {
   std::vector<Edge> edges_;
   std::vector<Node> nodes_;
   std::vector<int> tri_order_, edge_order_;
+  std::vector<int> edge_pos_;  // per edge: its position in edge_order_ (-1: in no leaf)
   std::vector<Edge> boundary_;
-  // Per evaluation: triangle and edge boxes, triangle normals (unnormalised); per node the
+  // Per evaluation: triangle boxes and normals (unnormalised), edge boxes (in edge_order_'s
+  // order, as the leaves read them); per node the
   // box, the normal cone (unit axis, half-angle; half >= pi/2: none).
   std::vector<Vec3> tlo_, thi_, elo_, ehi_, normal_;
   std::vector<Vec3> lo_, hi_, axis_, nsum_;
@@ -153,7 +155,7 @@ void PatchHierarchy::leaf_pair(int a, int b, F& f) const {
   for (int i = A.eb; i < A.ee; ++i) {
     const int e = edge_order_[i];
     const Edge& E = edges_[e];
-    const Vec3 &el = elo_[e], &eh = ehi_[e];
+    const Vec3 &el = elo_[i], &eh = ehi_[i];
     if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
     for (int j = 0; j < nc; ++j) {
       const Cand& c = cand[j];

@@ -4,6 +4,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "constraints/collision.hpp"
 #include "constraints/patch_hierarchy.hpp"
@@ -196,8 +197,7 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
       if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
       const Tri& t = tris[tri_subset[n]];
       const int far = members & ~(ring_mask(t[0]) | ring_mask(t[1]) | ring_mask(t[2]));
-      bool framed = false;
-      BarycentricFrame bary1;  // t's at x1 (the projection test's), once per triangle and group
+      std::optional<BarycentricFrame> bary1;  // t's at x1 (the projection test's), once per triangle and group
       for (int f = far; f != 0; f &= f - 1) {
         const int k = __builtin_ctz(f);
         const size_t m = g0 + k;
@@ -207,8 +207,8 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
         // into t); the plane distances reject ~1%.
         const int q = verts[m];
         const Vec3 q1 = P1(q);
-        if (!framed) bary1 = BarycentricFrame(P1(t[0]), P1(t[1]), P1(t[2])), framed = true;
-        if (!bary1.contains(q1, 0.25)) continue;
+        if (!bary1) bary1.emplace(P1(t[0]), P1(t[1]), P1(t[2]));
+        if (!bary1->contains(q1, 0.25)) continue;
         // t's plane at x0 and x1 (a corner, the normal N and |N|).
         const Vec3 a0 = P0(t[0]), N0 = (Vec3(P0(t[1])) - a0).cross(Vec3(P0(t[2])) - a0);
         const Vec3 a1 = P1(t[0]), N1 = (Vec3(P1(t[1])) - a1).cross(Vec3(P1(t[2])) - a1);

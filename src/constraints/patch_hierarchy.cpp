@@ -239,12 +239,13 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
     if (N.left < 0) {
       lo_[k] = tlo_[N.tb], hi_[k] = thi_[N.tb];
       Vec3 s = Vec3::Zero();
+      Vec3 unit[kLeafTriangles];  // the triangles' unit normals (for the cone below)
       bool ok = true;
       for (int j = N.tb; j < N.te; ++j) {
         lo_[k] = lo_[k].cwiseMin(tlo_[j]), hi_[k] = hi_[k].cwiseMax(thi_[j]);
         const double len = normal_[j].norm();
         if (!(len > 0)) ok = false;
-        else s += normal_[j] / len;
+        else unit[j - N.tb] = normal_[j] / len, s += unit[j - N.tb];
       }
       nsum_[k] = s;
       const double sl = s.norm();
@@ -254,8 +255,7 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
         // The largest angle is the one of the smallest cosine (acos decreases): one acos
         // per leaf, the same value as the largest of the triangles' angles.
         double cmin = 1.0;
-        for (int j = N.tb; j < N.te; ++j)
-          cmin = std::min(cmin, std::clamp(axis_[k].dot(normal_[j] / normal_[j].norm()), -1.0, 1.0));
+        for (int j = N.tb; j < N.te; ++j) cmin = std::min(cmin, std::clamp(axis_[k].dot(unit[j - N.tb]), -1.0, 1.0));
         half_[k] = std::acos(cmin);
       }
     } else {

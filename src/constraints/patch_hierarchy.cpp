@@ -67,6 +67,10 @@ void PatchHierarchy::build(const std::vector<Tri>& tris, const std::vector<Edge>
     Node& N = nodes_[n];
     if (N.left >= 0) N.eb = nodes_[N.left].eb, N.ee = nodes_[N.right].ee;
   }
+  tri_pos_.assign(tris.size(), -1);
+  for (size_t j = 0; j < tri_order_.size(); ++j) tri_pos_[tri_order_[j]] = static_cast<int>(j);
+  edge_pos_.assign(edges.size(), -1);
+  for (size_t i = 0; i < edge_order_.size(); ++i) edge_pos_[edge_order_[i]] = static_cast<int>(i);
   for (size_t n = 0; n < nodes_.size(); ++n) classify(static_cast<int>(n));
   // Adjacency for the partial refits.
   int nv = 0;
@@ -189,24 +193,26 @@ void PatchHierarchy::classify(int n) {
 // vertex and the nodes holding them (active_), the rest being as the previous call left them.
 void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
   auto P = [&](int v) { return Vec3(x[3 * v], x[3 * v + 1], x[3 * v + 2]); };
-  const size_t nt = tris_.size(), ne = edges_.size(), nn = nodes_.size();
+  const size_t nt = tris_.size(), nn = nodes_.size();
   if (!only) {
-    tlo_.resize(nt), thi_.resize(nt), normal_.resize(nt), elo_.resize(ne), ehi_.resize(ne);
+    tlo_.resize(nt), thi_.resize(nt), normal_.resize(nt), elo_.resize(edge_order_.size()), ehi_.resize(edge_order_.size());
     lo_.resize(nn), hi_.resize(nn), axis_.resize(nn), nsum_.resize(nn), half_.resize(nn);
   }
   active_.assign(nn, only ? 0 : 1);
-  auto refit_tri = [&](size_t t) {
-    const Vec3 a = P(tris_[t][0]), b = P(tris_[t][1]), c = P(tris_[t][2]);
-    tlo_[t] = a.cwiseMin(b).cwiseMin(c), thi_[t] = a.cwiseMax(b).cwiseMax(c);
-    normal_[t] = (b - a).cross(c - a);
+  auto refit_tri = [&](int j) {  // the triangle at position j of tri_order_
+    const Tri& T = tris_[tri_order_[j]];
+    const Vec3 a = P(T[0]), b = P(T[1]), c = P(T[2]);
+    tlo_[j] = a.cwiseMin(b).cwiseMin(c), thi_[j] = a.cwiseMax(b).cwiseMax(c);
+    normal_[j] = (b - a).cross(c - a);
   };
-  auto refit_edge = [&](size_t e) {
-    const Vec3 a = P(edges_[e][0]), b = P(edges_[e][1]);
-    elo_[e] = a.cwiseMin(b), ehi_[e] = a.cwiseMax(b);
+  auto refit_edge = [&](int i) {  // the edge at position i of edge_order_
+    const Edge& E = edges_[edge_order_[i]];
+    const Vec3 a = P(E[0]), b = P(E[1]);
+    elo_[i] = a.cwiseMin(b), ehi_[i] = a.cwiseMax(b);
   };
   if (!only) {
-    for (size_t t = 0; t < nt; ++t) refit_tri(t);
-    for (size_t e = 0; e < ne; ++e) refit_edge(e);
+    for (size_t j = 0; j < nt; ++j) refit_tri(static_cast<int>(j));
+    for (size_t i = 0; i < edge_order_.size(); ++i) refit_edge(static_cast<int>(i));
   } else {
     // The primitives with a marked vertex (a primitive with two is refitted twice, to the
     // same values), and the leaves holding those triangles (a leaf's edges' vertices are its
@@ -214,8 +220,10 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
     const int nv = static_cast<int>(std::min(only->size(), vtri_start_.size() - 1));
     for (int v = 0; v < nv; ++v) {
       if (!(*only)[v]) continue;
-      for (int i = vtri_start_[v]; i < vtri_start_[v + 1]; ++i) refit_tri(vtri_[i]), active_[leaf_of_tri_[vtri_[i]]] = 1;
-      for (int i = vedge_start_[v]; i < vedge_start_[v + 1]; ++i) refit_edge(vedge_[i]);
+      for (int i = vtri_start_[v]; i < vtri_start_[v + 1]; ++i)
+        refit_tri(tri_pos_[vtri_[i]]), active_[leaf_of_tri_[vtri_[i]]] = 1;
+      for (int i = vedge_start_[v]; i < vedge_start_[v + 1]; ++i)
+        if (edge_pos_[vedge_[i]] >= 0) refit_edge(edge_pos_[vedge_[i]]);
     }
   }
   auto angle = [](const Vec3& u, const Vec3& w) { return std::acos(std::clamp(u.dot(w), -1.0, 1.0)); };
@@ -229,15 +237,15 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
       if (!active_[k]) continue;
     }
     if (N.left < 0) {
-      lo_[k] = tlo_[tri_order_[N.tb]], hi_[k] = thi_[tri_order_[N.tb]];
+      lo_[k] = tlo_[N.tb], hi_[k] = thi_[N.tb];
       Vec3 s = Vec3::Zero();
+      Vec3 unit[kLeafTriangles];  // the triangles' unit normals (for the cone below)
       bool ok = true;
       for (int j = N.tb; j < N.te; ++j) {
-        const int t = tri_order_[j];
-        lo_[k] = lo_[k].cwiseMin(tlo_[t]), hi_[k] = hi_[k].cwiseMax(thi_[t]);
-        const double len = normal_[t].norm();
+        lo_[k] = lo_[k].cwiseMin(tlo_[j]), hi_[k] = hi_[k].cwiseMax(thi_[j]);
+        const double len = normal_[j].norm();
         if (!(len > 0)) ok = false;
-        else s += normal_[t] / len;
+        else unit[j - N.tb] = normal_[j] / len, s += unit[j - N.tb];
       }
       nsum_[k] = s;
       const double sl = s.norm();
@@ -247,10 +255,7 @@ void PatchHierarchy::refit(const double* x, const std::vector<char>* only) {
         // The largest angle is the one of the smallest cosine (acos decreases): one acos
         // per leaf, the same value as the largest of the triangles' angles.
         double cmin = 1.0;
-        for (int j = N.tb; j < N.te; ++j) {
-          const int t = tri_order_[j];
-          cmin = std::min(cmin, std::clamp(axis_[k].dot(normal_[t] / normal_[t].norm()), -1.0, 1.0));
-        }
+        for (int j = N.tb; j < N.te; ++j) cmin = std::min(cmin, std::clamp(axis_[k].dot(unit[j - N.tb]), -1.0, 1.0));
         half_[k] = std::acos(cmin);
       }
     } else {

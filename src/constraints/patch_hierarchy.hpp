@@ -68,8 +68,10 @@ class PatchHierarchy {
   std::vector<Edge> edges_;
   std::vector<Node> nodes_;
   std::vector<int> tri_order_, edge_order_;
+  std::vector<int> tri_pos_, edge_pos_;  // per triangle / edge: its position in tri_order_ / edge_order_ (-1: none)
   std::vector<Edge> boundary_;
-  // Per evaluation: triangle and edge boxes, triangle normals (unnormalised); per node the
+  // Per evaluation: triangle boxes and normals (unnormalised) and edge boxes, in tri_order_'s
+  // and edge_order_'s order (as the leaves read them); per node the
   // box, the normal cone (unit axis, half-angle; half >= pi/2: none).
   std::vector<Vec3> tlo_, thi_, elo_, ehi_, normal_;
   std::vector<Vec3> lo_, hi_, axis_, nsum_;
@@ -143,17 +145,16 @@ void PatchHierarchy::leaf_pair(int a, int b, F& f) const {
   int nc = 0;
   Vec3 clo, chi;  // the box of the kept triangles
   for (int j = B.tb; j < B.te; ++j) {
-    const int t = tri_order_[j];
-    if (a != b && ((lo_[a].array() > thi_[t].array()).any() || (hi_[a].array() < tlo_[t].array()).any())) continue;
-    cand[nc] = {tlo_[t], thi_[t], t};
-    clo = nc == 0 ? tlo_[t] : Vec3(clo.cwiseMin(tlo_[t])), chi = nc == 0 ? thi_[t] : Vec3(chi.cwiseMax(thi_[t]));
+    if (a != b && ((lo_[a].array() > thi_[j].array()).any() || (hi_[a].array() < tlo_[j].array()).any())) continue;
+    cand[nc] = {tlo_[j], thi_[j], tri_order_[j]};
+    clo = nc == 0 ? tlo_[j] : Vec3(clo.cwiseMin(tlo_[j])), chi = nc == 0 ? thi_[j] : Vec3(chi.cwiseMax(thi_[j]));
     ++nc;
   }
   if (nc == 0) return;
   for (int i = A.eb; i < A.ee; ++i) {
     const int e = edge_order_[i];
     const Edge& E = edges_[e];
-    const Vec3 &el = elo_[e], &eh = ehi_[e];
+    const Vec3 &el = elo_[i], &eh = ehi_[i];
     if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
     for (int j = 0; j < nc; ++j) {
       const Cand& c = cand[j];

@@ -4,6 +4,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "constraints/collision.hpp"
 #include "constraints/patch_hierarchy.hpp"
@@ -72,14 +73,6 @@ double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) 
   return lo.empty() ? 0.0 : e / lo.size();
 }
 
-// Whether v is u or one of u's edge neighbours (rings' lists are short).
-bool in_ring(const VertexRings& rings, int u, int v) {
-  if (u == v) return true;
-  for (int e = rings.start[u]; e < rings.start[u + 1]; ++e)
-    if (rings.nbr[e] == v) return true;
-  return false;
-}
-
 // Barycentric coordinates (of a, b, c) of points' projections on the triangle's plane; false
 // for a degenerate triangle. The triangle's part is computed once for many points.
 struct BarycentricFrame {
@@ -144,69 +137,85 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   const double cell = typical_extent(lo, hi) + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  // Each triangle's plane at x0 and x1 (a corner, the normal N and |N|), once per call
-  // rather than once per candidate vertex: the same expressions, so the same values.
-  struct Planes {
-    Vec3 a0, N0, a1, N1;
-    double n0, n1;
-    BarycentricFrame bary1;  // the projection test's triangle at x1
-  };
-  std::vector<Planes> planes(tri_subset.size());
-  for (size_t n = 0; n < tri_subset.size(); ++n) {
-    const Tri& t = tris[tri_subset[n]];
-    Planes& P = planes[n];
-    P.a0 = P0(t[0]), P.N0 = (Vec3(P0(t[1])) - P.a0).cross(Vec3(P0(t[2])) - P.a0);
-    P.a1 = P1(t[0]), P.N1 = (Vec3(P1(t[1])) - P.a1).cross(Vec3(P1(t[2])) - P.a1);
-    P.n0 = P.N0.norm(), P.n1 = P.N1.norm();
-    P.bary1 = BarycentricFrame(P.a1, P1(t[1]), P1(t[2]));
-  }
-  // Each vertex's swept box grown by the reach.
+  // Each vertex's swept box grown by the reach (computed per group: per-call arrays of
+  // everything, as the triangles' barycentric frames were, pushed the hash and the boxes out of
+  // the cache).
   const size_t nq = verts.size();
-  std::vector<Vec3> qlo(nq), qhi(nq);
-  for (size_t m = 0; m < nq; ++m) {
+  auto vertex_box = [&](size_t m, Vec3& lo_m, Vec3& hi_m) {
     const Vec3 q0 = P0(verts[m]), s1 = S1(verts[m]);
-    qlo[m] = q0.cwiseMin(s1).array() - reach, qhi[m] = q0.cwiseMax(s1).array() + reach;
-  }
+    lo_m = q0.cwiseMin(s1).array() - reach, hi_m = q0.cwiseMax(s1).array() + reach;
+  };
   // Queries by groups of up to kGroup consecutive vertices (mesh neighbours in a generated
   // grid's order) whose union box is at most twice as large as their largest box: one hash
   // scan for the group, each triangle found then tested against every member's own box.
   // Neighbouring vertices' boxes overlap mostly, so the group scans nearly the cells one of
   // them would, once instead of once per vertex. The pairs are those of per-vertex queries
   // (each member's own box test decides).
+  // Neighbours (q a vertex of t or an edge neighbour of one) by per-vertex bitmasks of the
+  // group's members whose closed one-ring holds the vertex: one test per triangle and group
+  // rather than three ring scans per member, and before the projection (of ~0.69 M member
+  // box overlaps per step on 128^2 hang_two_corners ~0.38 M are neighbours).
   constexpr size_t kGroup = 4;
   std::vector<int> seen(tri_subset.size(), -1);
+  struct RingMark {
+    int stamp = -1, bits = 0;  // bit m: the vertex is the group's member m or its neighbour
+  };
+  std::vector<RingMark> ring(rings.start.size() - 1);
+  Vec3 qlo[kGroup], qhi[kGroup];  // the group's members' boxes
   for (size_t g0 = 0; g0 < nq;) {
-    Vec3 glo = qlo[g0], ghi = qhi[g0];
-    double side = (qhi[g0] - qlo[g0]).maxCoeff();
+    vertex_box(g0, qlo[0], qhi[0]);
+    Vec3 glo = qlo[0], ghi = qhi[0];
+    double side = (qhi[0] - qlo[0]).maxCoeff();
     size_t g1 = g0 + 1;
     for (; g1 < nq && g1 - g0 < kGroup; ++g1) {
-      const Vec3 ulo = glo.cwiseMin(qlo[g1]), uhi = ghi.cwiseMax(qhi[g1]);
-      const double s2 = std::max(side, (qhi[g1] - qlo[g1]).maxCoeff());
+      const size_t k = g1 - g0;
+      vertex_box(g1, qlo[k], qhi[k]);
+      const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
+      const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
       if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
       glo = ulo, ghi = uhi, side = s2;
     }
     const int stamp = static_cast<int>(g0);
+    for (size_t m = g0; m < g1; ++m) {
+      const int bit = 1 << (m - g0), q = verts[m];
+      auto mark = [&](int v) {
+        RingMark& r = ring[v];
+        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
+        r.bits |= bit;
+      };
+      mark(q);
+      for (int e = rings.start[q]; e < rings.start[q + 1]; ++e) mark(rings.nbr[e]);
+    }
+    auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
+    const int members = (1 << (g1 - g0)) - 1;
     grid.query(glo, ghi, [&](int n) {
-      // The box tests first: they read only this candidate's box (the hash's false hits and
-      // the cells' far triangles are most candidates).
-      if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
+      // Each triangle once per group (a triangle in several of the group's cells, 0.37 M of
+      // the 0.69 M that meet a group's box per step at 128^2), then the box test (the hash's
+      // false hits and the cells' far triangles are most candidates).
       if (seen[n] == stamp) return;
       seen[n] = stamp;
+      if ((glo.array() > hi[n].array()).any() || (ghi.array() < lo[n].array()).any()) return;
       const Tri& t = tris[tri_subset[n]];
-      const Planes& P = planes[n];
-      for (size_t m = g0; m < g1; ++m) {
-        if ((qlo[m].array() > hi[n].array()).any() || (qhi[m].array() < lo[n].array()).any()) continue;
+      const int far = members & ~(ring_mask(t[0]) | ring_mask(t[1]) | ring_mask(t[2]));
+      std::optional<BarycentricFrame> bary1;  // t's at x1 (the projection test's), once per triangle and group
+      for (int f = far; f != 0; f &= f - 1) {
+        const int k = __builtin_ctz(f);
+        const size_t m = g0 + k;
+        if ((qlo[k].array() > hi[n].array()).any() || (qhi[k].array() < lo[n].array()).any()) continue;
         // The tests are one conjunction, the most selective first: the projection (of ~0.31 M
-        // non-ring box overlaps per step on 128^2 hang_two_corners, the sheet's own
-        // neighbours beside t, ~3 K project into t), then the ring; the plane distances
-        // reject ~1%.
+        // non-ring box overlaps per step, the sheet's own neighbours beside t, ~3 K project
+        // into t); the plane distances reject ~1%.
         const int q = verts[m];
         const Vec3 q1 = P1(q);
-        if (!P.bary1.contains(q1, 0.25)) continue;
-        if (in_ring(rings, q, t[0]) || in_ring(rings, q, t[1]) || in_ring(rings, q, t[2])) continue;
-        if (!(P.n0 > 0) || !(P.n1 > 0)) continue;
+        if (!bary1) bary1.emplace(P1(t[0]), P1(t[1]), P1(t[2]));
+        if (!bary1->contains(q1, 0.25)) continue;
+        // t's plane at x0 and x1 (a corner, the normal N and |N|).
+        const Vec3 a0 = P0(t[0]), N0 = (Vec3(P0(t[1])) - a0).cross(Vec3(P0(t[2])) - a0);
+        const Vec3 a1 = P1(t[0]), N1 = (Vec3(P1(t[1])) - a1).cross(Vec3(P1(t[2])) - a1);
+        const double n0 = N0.norm(), n1 = N1.norm();
+        if (!(n0 > 0) || !(n1 > 0)) continue;
         const Vec3 q0 = P0(q);
-        const double d0 = (q0 - P.a0).dot(P.N0) / P.n0, d1 = (q1 - P.a1).dot(P.N1) / P.n1;
+        const double d0 = (q0 - a0).dot(N0) / n0, d1 = (q1 - a1).dot(N1) / n1;
         const bool near = std::abs(d0) < reach || std::abs(d1) < reach || (d0 < 0) != (d1 < 0);
         if (!near) continue;
         out.push_back({q, tri_subset[n], d0 >= 0 ? 1 : -1});
@@ -258,10 +267,6 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
   const double cell = typical_extent(lo, hi) + reach;
   SpatialHash grid;
   grid.build(cell > 0 ? cell : 1.0, lo, hi);
-  // The edge vectors at both instants, once per call.
-  std::vector<Vec3> E0(edges.size()), E1(edges.size());
-  for (size_t n = 0; n < edges.size(); ++n)
-    E0[n] = P0(edges[n][1]) - P0(edges[n][0]), E1[n] = P1(edges[n][1]) - P1(edges[n][0]);
   // The lines' signed distance at one instant (edge_edge_collision_constraint's value with
   // side +1 and h 0, in closed form): o = r . (e_a x e_b) over |e_a x e_b|, r = a0 - b0; 0 for
   // nearly parallel edges (|e_a x e_b| <= 1e-10 |e_a| |e_b|: no common normal). Kept as the
@@ -273,62 +278,130 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     bool negative() const { return !parallel && o < 0; }
     bool within(double r) const { return parallel || o * o < r * r * nsq; }
   };
-  auto line_distance = [&](const std::vector<Vec3>& E, auto&& P, int a, int b) {
+  auto line_distance = [&](const Vec3& ea, const Vec3& eb, auto&& P, int a, int b) {
     LineDistance d;
-    const Vec3 N = E[a].cross(E[b]);
+    const Vec3 N = ea.cross(eb);
     d.nsq = N.squaredNorm();
-    d.parallel = !(d.nsq > 1e-20 * E[a].squaredNorm() * E[b].squaredNorm()) || !(d.nsq > 0);
+    d.parallel = !(d.nsq > 1e-20 * ea.squaredNorm() * eb.squaredNorm()) || !(d.nsq > 0);
     d.o = (P(edges[a][0]) - P(edges[b][0])).dot(N);
     return d;
   };
+  // The exact tests of a pair (a the edge asking, b the other) whose boxes overlap and that
+  // are no neighbours.
+  auto decide = [&](int a, int b) {
+    const Edge &ea = edges[a], &eb = edges[b];
+    // The lines' signed distance (the orientation of the four points, scaled) is symmetric
+    // in the two edges (swapping them flips both r and N), so the side does not depend on
+    // which edge asked. Its sign tells the side only while the edges face each other: the
+    // lines also pass through each other beside the edges (a flat sheet's edges all lie on
+    // coplanar lines) without any crossing. So a sign change is a crossing, and the side
+    // the one at x0, only when they faced each other at x0 too (and were not touching:
+    // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
+    // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
+    // final check's business).
+    // The edge vectors at both instants (per pair: of the ~49 K edges only those of the
+    // ~26 K pairs decided here are needed).
+    const Vec3 a0 = P0(ea[1]) - P0(ea[0]), b0 = P0(eb[1]) - P0(eb[0]);
+    const Vec3 a1 = P1(ea[1]) - P1(ea[0]), b1 = P1(eb[1]) - P1(eb[0]);
+    const LineDistance l0 = line_distance(a0, b0, P0, a, b), l1 = line_distance(a1, b1, P1, a, b);
+    if (l0.negative() == l1.negative() && !l1.within(reach)) return;  // the cheap tests first
+    // Crossings inside both edges only (0.1% from either end): near an end the vertex-
+    // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
+    // (a vertex and its spare share a position) without being neighbours.
+    if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
+    const double d0 = l0.value(), d1 = l1.value();
+    const double scale = a0.norm() + b0.norm();
+    const bool facing0 =
+        std::abs(d0) > 1e-9 * scale && edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
+    const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
+    if (!(crossed || std::abs(d1) < reach)) return;
+    const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
+    out.push_back({std::min(a, b), std::max(a, b), side});
+  };
   const int nv = static_cast<int>(rings.start.size()) - 1;
-  std::vector<int> seen(edges.size(), -1), ring_of(nv, -1);
+  std::vector<int> seen(edges.size(), -1);
+  struct RingMark {
+    int stamp = -1, bits = 0;  // bit m: the vertex is in the one-ring of the group's member m
+  };
+  std::vector<RingMark> ring(nv);
   std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
   for (int a : edge_subset) asks[a] = 1;
   const bool all_ask = std::count(asks.begin(), asks.end(), 1) == static_cast<long>(edges.size());
-  for (int a : edge_subset) {
-    const Edge& ea = edges[a];
-    for (int v : ea) {
-      ring_of[v] = a;
-      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) ring_of[rings.nbr[e]] = a;
+  const size_t ns = edge_subset.size();
+  // Queries by groups of up to kGroup consecutive asking edges (ordered by their first
+  // vertex: the edges from one vertex, then from the next) whose union box is at most twice
+  // as large as their largest box, as in the vertex-triangle search: one hash scan for the
+  // group, each edge found tested against the group's box, then, once per group, against the
+  // members it is no neighbour of. The pairs are those of one query per edge (each member's
+  // own box test, ring and order rule decide), the scans fewer: on 128^2 hang_two_corners,
+  // per step, 0.75 M scanned entries instead of 1.84 M, 0.17 M distinct edges met by a group
+  // instead of 0.37 M pairs met by an edge (most of them neighbours).
+  constexpr size_t kGroup = 8;
+  // Each member's box grown by the reach (its query box).
+  Vec3 qlo[kGroup], qhi[kGroup];
+  auto query_box = [&](size_t m, Vec3& lo_m, Vec3& hi_m) {
+    lo_m = lo[edge_subset[m]].array() - reach, hi_m = hi[edge_subset[m]].array() + reach;
+  };
+  for (size_t g0 = 0; g0 < ns;) {
+    query_box(g0, qlo[0], qhi[0]);
+    Vec3 glo = qlo[0], ghi = qhi[0];
+    double side = (qhi[0] - qlo[0]).maxCoeff();
+    size_t g1 = g0 + 1;
+    for (; g1 < ns && g1 - g0 < kGroup; ++g1) {
+      const size_t k = g1 - g0;
+      query_box(g1, qlo[k], qhi[k]);
+      const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
+      const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
+      if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
+      glo = ulo, ghi = uhi, side = s2;
     }
-    const Vec3 qlo = lo[a].array() - reach, qhi = hi[a].array() + reach;
+    const int stamp = static_cast<int>(g0);
+    int first = edge_subset[g0];  // the group's smallest index
+    int ends[2 * kGroup], end_bits[2 * kGroup], nends = 0;
+    for (size_t m = g0; m < g1; ++m) {
+      first = std::min(first, edge_subset[m]);
+      // The members' distinct ends, each with the members it ends (consecutive edges share
+      // their first vertex), so that each end's ring is marked once.
+      for (int v : edges[edge_subset[m]]) {
+        int k = 0;
+        while (k < nends && ends[k] != v) ++k;
+        if (k == nends) ends[nends] = v, end_bits[nends++] = 0;
+        end_bits[k] |= 1 << (m - g0);
+      }
+    }
+    for (int k = 0; k < nends; ++k) {
+      const int v = ends[k], bits = end_bits[k];
+      auto mark = [&](int w) {
+        RingMark& r = ring[w];
+        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
+        r.bits |= bits;
+      };
+      mark(v);
+      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) mark(rings.nbr[e]);
+    }
+    auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
+    const int members = (1 << (g1 - g0)) - 1;
     auto visit = [&](int b) __attribute__((always_inline)) {
-      if (b == a || (b < a && asks[b]) || seen[b] == a) return;
-      seen[b] = a;
+      if ((glo.array() > hi[b].array()).any() || (ghi.array() < lo[b].array()).any()) return;
+      if (seen[b] == stamp) return;
+      seen[b] = stamp;
       const Edge& eb = edges[b];
-      if (ring_of[eb[0]] == a || ring_of[eb[1]] == a) return;
-      if ((qlo.array() > hi[b].array()).any() || (qhi.array() < lo[b].array()).any()) return;
-      // The lines' signed distance (the orientation of the four points, scaled) is symmetric
-      // in the two edges (swapping them flips both r and N), so the side does not depend on
-      // which edge asked. Its sign tells the side only while the edges face each other: the
-      // lines also pass through each other beside the edges (a flat sheet's edges all lie on
-      // coplanar lines) without any crossing. So a sign change is a crossing, and the side
-      // the one at x0, only when they faced each other at x0 too (and were not touching:
-      // a torn crack's sides start at one point); otherwise the side is the one at x1 (no
-      // crossing judged: one that happened near an end is the vertex-triangle pairs' and the
-      // final check's business).
-      const LineDistance l0 = line_distance(E0, P0, a, b), l1 = line_distance(E1, P1, a, b);
-      if (l0.negative() == l1.negative() && !l1.within(reach)) return;  // the cheap tests first
-      // Crossings inside both edges only (0.1% from either end): near an end the vertex-
-      // triangle pairs act, and a torn sheet's two crack sides meet exactly at their ends
-      // (a vertex and its spare share a position) without being neighbours.
-      if (!edges_face_each_other(P1(ea[0]), P1(ea[1]), P1(eb[0]), P1(eb[1]), -1e-3)) return;
-      const double d0 = l0.value(), d1 = l1.value();
-      const double scale = E0[a].norm() + E0[b].norm();
-      const bool facing0 = std::abs(d0) > 1e-9 * scale &&
-                           edges_face_each_other(P0(ea[0]), P0(ea[1]), P0(eb[0]), P0(eb[1]), 0.05);
-      const bool crossed = facing0 && (d0 < 0) != (d1 < 0);
-      if (!(crossed || std::abs(d1) < reach)) return;
-      const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
-      out.push_back({std::min(a, b), std::max(a, b), side});
+      // The members b is no neighbour of (most edges found are neighbours of every member).
+      for (int far = members & ~(ring_mask(eb[0]) | ring_mask(eb[1])); far != 0; far &= far - 1) {
+        const int k = __builtin_ctz(far);
+        const int a = edge_subset[g0 + k];
+        if (b == a || (b < a && asks[b])) continue;
+        if ((qlo[k].array() > hi[b].array()).any() || (qhi[k].array() < lo[b].array()).any()) continue;
+        decide(a, b);
+      }
     };
-    // Every edge asking (one rank): the pair is taken from its smaller index, so only the
-    // larger ids are scanned.
+    // Every edge asking (one rank): a pair is taken from its smaller index, so only the ids
+    // above the group's smallest are scanned.
     if (all_ask)
-      grid.query_above(qlo, qhi, a, visit);
+      grid.query_above(glo, ghi, first, visit);
     else
-      grid.query(qlo, qhi, visit);
+      grid.query(glo, ghi, visit);
+    g0 = g1;
   }
 }
 

@@ -282,6 +282,79 @@ TEST(SelfCollision, DegenerateEdgePairs) {
   EXPECT_EQ(cross[0].side, -end_side);
 }
 
+// The edge pairs of the grouped hash search are those of a brute force: every two edges,
+// alone in a list of two (the first asking), through the same exact tests. A jittered
+// 16 x 16 sheet folded over itself (the two halves within the reach, criss-crossing) and
+// moving: many pairs, found from every edge and from a part of them (as a rank with some
+// edges asks: a pair of two asking edges is the smaller's, else the asking one's).
+TEST(SelfCollision, EdgePairsAreTheBruteForcePairs) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int n = 16;
+  const double h = 1.0 / (n - 1);
+  std::vector<double> x0, x1;
+  std::vector<Tri> tris;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      // Folded at x = 0.5: the right half lies back over the left, 2 mm higher.
+      const double s = i * h, fx = s <= 0.5 ? s : 1.0 - s, fy = s <= 0.5 ? 0.0 : 0.002;
+      const Vec3 p(fx + 0.3 * h * u(rng), fy + 0.002 * u(rng), j * h + 0.3 * h * u(rng));
+      const Vec3 m(0.1 * h * u(rng), 0.003 * u(rng), 0.1 * h * u(rng));
+      x1.insert(x1.end(), {p[0], p[1], p[2]});
+      x0.insert(x0.end(), {p[0] - m[0], p[1] - m[1], p[2] - m[2]});
+    }
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      const int a = i * n + j;
+      tris.push_back({a, a + n, a + 1});
+      tris.push_back({a + 1, a + n, a + n + 1});
+    }
+  std::vector<int> key(n * n);
+  for (int v = 0; v < n * n; ++v) key[v] = v;
+  const std::vector<Edge> edges = self_collision_edges(tris, key);
+  const VertexRings rings = vertex_rings(tris, n * n);
+  const int ne = static_cast<int>(edges.size());
+  const double reach = 0.004;
+  // Brute force: the pair (a, b) asked by a.
+  auto alone = [&](int a, int b, std::vector<SelfCollisionEdgePair>& out) {
+    std::vector<SelfCollisionEdgePair> one;
+    find_self_collision_edge_pairs({edges[a], edges[b]}, {0}, x0.data(), x1.data(), reach, rings, one);
+    for (const SelfCollisionEdgePair& p : one) out.push_back({std::min(a, b), std::max(a, b), p.side});
+  };
+  auto same = [](const std::vector<SelfCollisionEdgePair>& got, const std::vector<SelfCollisionEdgePair>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].a, want[k].a);
+      EXPECT_EQ(got[k].b, want[k].b);
+      EXPECT_EQ(got[k].side, want[k].side);
+    }
+  };
+  std::vector<int> all(ne);
+  for (int e = 0; e < ne; ++e) all[e] = e;
+  std::vector<SelfCollisionEdgePair> got, want;
+  find_self_collision_edge_pairs(edges, all, x0.data(), x1.data(), reach, rings, got);
+  sort_self_collision_edge_pairs(got);
+  for (int a = 0; a < ne; ++a)
+    for (int b = a + 1; b < ne; ++b) alone(a, b, want);
+  sort_self_collision_edge_pairs(want);
+  EXPECT_GT(want.size(), 500u);
+  same(got, want);
+  // Every third edge asking, in a shuffled order.
+  std::vector<int> part;
+  std::vector<char> asks(ne, 0);
+  for (int e = 0; e < ne; e += 3) part.push_back(e), asks[e] = 1;
+  std::shuffle(part.begin(), part.end(), rng);
+  got.clear(), want.clear();
+  find_self_collision_edge_pairs(edges, part, x0.data(), x1.data(), reach, rings, got);
+  sort_self_collision_edge_pairs(got);
+  for (int a : part)
+    for (int b = 0; b < ne; ++b)
+      if (b != a && !(asks[b] && b < a)) alone(a, b, want);
+  sort_self_collision_edge_pairs(want);
+  EXPECT_GT(want.size(), 200u);
+  same(got, want);
+}
+
 // The final check's exact predicate and search, hand-made: a unit triangle in z = 0.
 TEST(SelfCollision, SegmentTriangleCrossings) {
   const Vec3 a(0, 0, 0), b(1, 0, 0), c(0, 1, 0);

@@ -135,6 +135,78 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
   return true;
 }
 
+// The same projection in closed form, without the distance's 12 x 12 Hessian (the most
+// common barrier pair on a mesh obstacle: a cloth edge crossing an obstacle edge, distance
+// type EA_EB, not mollified). With u the fixed edge's unit direction, tau the unit direction
+// of the free edge's image p1 - p0 - ((p1 - p0) . u) u (length L), nu = u x tau, alpha the
+// fixed line's foot parameter (c - p0) . tau / L and d = (c - p0) . nu the signed distance,
+// the expansion above gives, with x_i = tau . dp_i, y_i = nu . dp_i, sigma = (-1, 1) and
+// c = (1 - alpha, alpha): grad d = (0, -(1 - alpha), 0, -alpha) in (x0, y0, x1, y1),
+// d^2 d / dy_i dx_j = sigma_i c_j / L, d^2 d / dy_i dy_j = -d sigma_i sigma_j / L^2, the rest 0.
+// For P = kappa b(d^2 - xi^2), with b1 = kappa b', b2 = kappa b'':
+//   Hess P = A grad d grad d^T + B Hess d,   A = 4 d^2 b2 + 2 b1,  B = 2 d b1.
+// In the orthonormal basis s = ((1 - alpha) x0 + alpha x1) / w (w = |(1 - alpha, alpha)|),
+// p = (y1 - y0) / sqrt 2, q = (y0 + y1) / sqrt 2 of the null vector's complement it is the
+// tridiagonal
+//   [ 0          sqrt2 B w / L                  0                ]
+//   [ .    A (1 - 2 alpha)^2 / 2 - 2 B d / L^2   -A (1 - 2 alpha) / 2 ]
+//   [ .          .                              A / 2            ]
+// (its zero diagonal entry makes it indefinite whenever B != 0, so it is always clamped):
+// a 3 x 3 tridiagonal QL, then the positive part mapped back. The same as
+// project_line_line_one_edge_fixed to rounding (PairPotential.FixedEdgeClosedFormMatchesTheProjection).
+// Writes the free 6 x 6 block of H (the rest zero); false (H untouched) when the geometry is
+// degenerate.
+bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0,
+                                  const Vec3& eb1, double b1, double b2) {
+  int f0;
+  Vec3 e, c3;
+  if ((fixed & 0xFu) == 0xCu) {
+    f0 = 0;
+    e = eb1 - eb0;
+    c3 = eb0;
+  } else if ((fixed & 0xFu) == 0x3u) {
+    f0 = 2;
+    e = ea1 - ea0;
+    c3 = ea0;
+  } else {
+    return false;
+  }
+  const Vec3& p0 = f0 == 0 ? ea0 : eb0;
+  const Vec3& p1 = f0 == 0 ? ea1 : eb1;
+  const double len2 = e.squaredNorm();
+  if (!(len2 > 0.0) || !std::isfinite(len2)) return false;
+  const Vec3 u = e / std::sqrt(len2);
+  const Vec3 dp = p1 - p0;
+  const Vec3 dq = dp - dp.dot(u) * u;
+  const double L2 = dq.squaredNorm();
+  if (!(L2 > 0.0) || !std::isfinite(L2)) return false;
+  const double L = std::sqrt(L2);
+  const Vec3 tau = dq / L, nu = u.cross(tau);
+  const Vec3 r = c3 - p0;
+  const double alpha = r.dot(tau) / L, d = r.dot(nu);
+  const double A = 4.0 * d * d * b2 + 2.0 * b1, B = 2.0 * d * b1;
+  const double w = std::sqrt((1.0 - alpha) * (1.0 - alpha) + alpha * alpha);
+  constexpr double kRoot2 = 1.4142135623730950488, kRootHalf = 0.70710678118654752440;
+  const double h = 1.0 - 2.0 * alpha;
+  double a[3][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+  double ev[3] = {0.0, 0.5 * A * h * h - 2.0 * B * d / L2, 0.5 * A};
+  double off[3] = {kRoot2 * B * w / L, -0.5 * A * h, 0.0};
+  if (!detail::tridiagonal_ql<3>(a, ev, off)) return false;
+  // Positive part, each eigenvector (s, p, q) mapped to the 6 free coordinates.
+  MatN<6> P = MatN<6>::Zero();
+  const double cs0 = (1.0 - alpha) / w, cs1 = alpha / w;
+  for (int k = 0; k < 3; ++k) {
+    if (!(ev[k] > 0.0)) continue;
+    const double s = a[k][0], y0 = kRootHalf * (a[k][2] - a[k][1]), y1 = kRootHalf * (a[k][2] + a[k][1]);
+    VecN<6> v;
+    v << cs0 * s * tau + y0 * nu, cs1 * s * tau + y1 * nu;
+    P.noalias() += ev[k] * v * v.transpose();
+  }
+  H.setZero();
+  H.block<6, 6>(3 * f0, 3 * f0) = P;
+  return true;
+}
+
 // A fixed point p against a free triangle's plane (distance type P_T: an obstacle vertex
 // under the cloth). With beta the barycentric coordinates of p's foot, moving the triangle
 // within its plane changes the distance only through the foot's barycentric shift, to
@@ -324,6 +396,26 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
   const double d2 = edge_edge_distance_sq(ea0, ea1, eb0, eb1, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
+  if (bp.project_psd && t == EdgeEdgeType::EA_EB &&
+      ((bp.fixed_points & 0xFu) == 0xCu || (bp.fixed_points & 0xFu) == 0x3u) &&
+      !(eps_x > 0.0 && edge_edge_mollifier_active(ea0, ea1, eb0, eb1, eps_x))) {
+    // A free edge against a fixed one: the projected Hessian in closed form.
+    const double s = d2 - bp.xi * bp.xi;
+    if (s <= 0.0) {
+      out.active = true;
+      out.feasible = false;
+      out.value = kInf;
+      return out;
+    }
+    const double b1 = bp.kappa * barrier_first_derivative(s, S);
+    const double b2 = bp.kappa * barrier_second_derivative(s, S);
+    if (line_line_fixed_edge_hessian(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(s, S);
+      out.gradient = b1 * edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t);
+      return out;
+    }
+  }
   if (!assemble<12>(d2, edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t),
                     edge_edge_distance_sq_hessian(ea0, ea1, eb0, eb1, t), bp, out, true))
     return out;

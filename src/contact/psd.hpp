@@ -21,6 +21,9 @@ namespace detail {
 // with the eigenvectors as ROWS: a[k] belongs to d[k]. Returns false (a, d unusable) if
 // an eigenvalue did not converge in 60 QL sweeps or the input is not finite.
 template <int N>
+bool tridiagonal_ql(double (&a)[N][N], double (&d)[N], double (&e)[N]);
+
+template <int N>
 bool symmetric_eigen(double (&a)[N][N], double (&d)[N]) {
   double e[N];
   for (int i = N - 1; i > 0; --i) {
@@ -82,6 +85,16 @@ bool symmetric_eigen(double (&a)[N][N], double (&d)[N]) {
     for (int j = i + 1; j < N; ++j) std::swap(a[i][j], a[j][i]);
   for (int i = 1; i < N; ++i) e[i - 1] = e[i];
   e[N - 1] = 0.0;
+  return tridiagonal_ql<N>(a, d, e);
+}
+
+// Implicit QL with shifts on the symmetric tridiagonal matrix with diagonal d and
+// off-diagonal e (e[i] couples i and i + 1; e[N - 1] = 0, overwritten), rotating the rows
+// of a (the basis the tridiagonal matrix is written in; the identity when it is given
+// tridiagonal): on return d holds the eigenvalues and a[k] d[k]'s eigenvector in the
+// original coordinates. False when an eigenvalue did not converge in 60 sweeps.
+template <int N>
+bool tridiagonal_ql(double (&a)[N][N], double (&d)[N], double (&e)[N]) {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   for (int l = 0; l < N; ++l) {
     int iter = 0, m;

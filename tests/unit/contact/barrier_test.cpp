@@ -1,6 +1,8 @@
 // Log barrier, its thickness-offset form, the per-pair barrier potentials and adaptive kappa.
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
+
 #include <cmath>
 #include <random>
 
@@ -325,6 +327,51 @@ TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
   }
   EXPECT_GE(tested, 40);
   EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
+}
+
+// The closed form of that projection (pair_potential.cpp, line_line_fixed_edge_hessian) over
+// random orientations, foot parameters from near one end to near the other, short and long
+// gaps, both edges in turn fixed: value and gradient are the unprojected potential's bit for
+// bit, the free block is the eigen-clamp of the raw 6 x 6 block, the fixed block is zero.
+TEST(PairPotential, FixedEdgeClosedFormMatchesTheProjection) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), f(0.02, 0.98), g(0.01, 0.99);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 2000 && tested < 300; ++k) {
+    // A random frame: edge a along ex through the origin, edge b along a random direction in
+    // the plane z = gap, crossing a's line above a point of a.
+    const Mat3 R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    const double la = 0.5 + f(rng), lb = 0.5 + f(rng), ang = 0.2 + 2.7 * g(rng);
+    const double sa = f(rng), sb = f(rng);
+    const BarrierParams base = params(false);
+    const double gap = base.xi + (0.02 + 0.97 * g(rng)) * base.dhat;
+    const Vec3 ea0 = Vec3::Zero(), ea1(la, 0, 0);
+    const Vec3 dir(std::cos(ang), std::sin(ang), 0.0);
+    const Vec3 foot(sa * la, 0, gap);
+    const Vec3 eb0 = foot - sb * lb * dir, eb1 = foot + (1.0 - sb) * lb * dir;
+    const Vec3 shift(u(rng), u(rng), u(rng));
+    const Vec3 x[4] = {R * ea0 + shift, R * ea1 + shift, R * eb0 + shift, R * eb1 + shift};
+    if (classify_edge_edge(x[0], x[1], x[2], x[3]) != EdgeEdgeType::EA_EB) continue;
+    for (const unsigned fixed : {0xCu, 0x3u}) {
+      BarrierParams bp = base;
+      bp.fixed_points = fixed;
+      const LocalEnergy<12> raw = edge_edge_barrier(x[0], x[1], x[2], x[3], 0.0, bp);
+      if (!raw.active || !raw.feasible) continue;
+      bp.project_psd = true;
+      const LocalEnergy<12> got = edge_edge_barrier(x[0], x[1], x[2], x[3], 0.0, bp);
+      ++tested;
+      EXPECT_EQ(got.value, raw.value);
+      EXPECT_TRUE(got.gradient == raw.gradient);
+      EXPECT_TRUE(got.active && got.feasible);
+      const int f0 = fixed == 0xCu ? 0 : 2, g0 = 2 - f0;
+      clamped += expect_clamp_of<6>(raw.hessian.block<6, 6>(3 * f0, 3 * f0), got.hessian.block<6, 6>(3 * f0, 3 * f0));
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * g0).norm()), 0.0);
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * f0, 3 * g0).norm()), 0.0);
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * f0).norm()), 0.0);
+    }
+  }
+  EXPECT_GE(tested, 300);
+  EXPECT_GE(clamped, 250);  // the zero diagonal of the reduced form: nearly always indefinite
 }
 
 // A fixed point over a free triangle (P_T): the free 9 x 9 block of the raw Hessian

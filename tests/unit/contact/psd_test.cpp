@@ -4,6 +4,7 @@
 // invariant under a common translation, as every contact potential is.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "contact/psd.hpp"
@@ -78,4 +79,31 @@ TEST(Psd, SymmetricProjectionMatchesEigen) {
   check_symmetric<3>(4);
   check_symmetric<6>(5);
   check_symmetric<9>(6);
+}
+
+// The QL stage on its own (psd.hpp, tridiagonal_ql): a tridiagonal matrix given in the
+// identity basis, eigenpairs against the matrix itself and Eigen's eigenvalues.
+TEST(Psd, TridiagonalQlMatchesEigen) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    double a[4][4] = {}, d[4], e[4];
+    Eigen::Matrix4d T = Eigen::Matrix4d::Zero();
+    for (int i = 0; i < 4; ++i) {
+      a[i][i] = 1.0;
+      d[i] = T(i, i) = trial % 3 == 0 && i == 0 ? 0.0 : u(rng);  // (a zero diagonal, as in the edge form)
+      e[i] = 0.0;
+      if (i < 3) e[i] = T(i, i + 1) = T(i + 1, i) = u(rng);
+    }
+    ASSERT_TRUE(detail::tridiagonal_ql<4>(a, d, e));
+    Eigen::Vector4d got(d[0], d[1], d[2], d[3]);
+    std::sort(got.data(), got.data() + 4);
+    const Eigen::Vector4d want = Eigen::SelfAdjointEigenSolver<Eigen::Matrix4d>(T).eigenvalues();
+    EXPECT_LE((got - want).norm(), 1e-13 * T.norm());
+    for (int k = 0; k < 4; ++k) {
+      const Eigen::Map<const Eigen::Vector4d> v(a[k]);
+      EXPECT_NEAR(v.norm(), 1.0, 1e-14);
+      EXPECT_LE((T * v - d[k] * v).norm(), 1e-13 * T.norm());
+    }
+  }
 }

@@ -242,6 +242,63 @@ bool project_plane_fixed_point(Mat12& H, const Vec3& p, const Vec3& t0, const Ve
   return true;
 }
 
+// The same projection without the distance's 12 x 12 Hessian. With n the unit normal, d the
+// signed distance (p - t0) . n, beta the foot's barycentric coordinates, g_i the in-plane
+// gradient of the barycentric function beta_i, z_i the displacement of point i along n and
+// ubar = sum_i beta_i u_i: the distance to the displaced plane, a graph of height
+// h(X) = sum_i beta_i(X) z_i over the plane carried by ubar, is to second order
+//   d - sum_i beta_i z_i + sum_i z_i (g_i . ubar) - d/2 |sum_i z_i g_i|^2
+// (the foot's barycentric coordinates shift by -g_i . ubar; the tilt shortens the distance
+// by the factor 1 / sqrt(1 + |grad h|^2)). In the basis of the 5 x 5 problem (z_0, z_1, z_2 and
+// ubar / w along ex, ey; w = |beta|) the Hessian of P = kappa b(d^2 - xi^2) is then, with
+// b1 = kappa b', b2 = kappa b'', A = 4 d^2 b2 + 2 b1 and B = 2 d b1,
+//   [ A beta beta^T - B d (g_i . g_j)   B w g ]
+//   [ B w g^T                            0   ]   (g the 3 x 2 matrix of the g_i in ex, ey).
+// The same as project_plane_fixed_point to rounding (PairPotential.FixedPointPlaneProjectionIsAFiveByFive
+// compares it with the eigen-clamp of the raw 9 x 9 block). False (H untouched) when degenerate.
+bool plane_fixed_point_hessian(Mat12& H, const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, double b1,
+                               double b2) {
+  const Vec3 e1 = t1 - t0, e2 = t2 - t0, r = p - t0;
+  Vec3 n = e1.cross(e2);
+  const double nn = n.squaredNorm();
+  const double len1 = e1.norm();
+  if (!(nn > 0.0) || !std::isfinite(nn) || !(len1 > 0.0)) return false;
+  const double beta[3] = {0.0, r.cross(e2).dot(n) / nn, e1.cross(r).dot(n) / nn};
+  const double bt[3] = {1.0 - beta[1] - beta[2], beta[1], beta[2]};
+  const double w = std::sqrt(bt[0] * bt[0] + bt[1] * bt[1] + bt[2] * bt[2]);
+  const double nl = std::sqrt(nn);
+  n /= nl;
+  const Vec3 ex = e1 / len1, ey = n.cross(ex);
+  const double d = r.dot(n);
+  // grad beta_i = n x (opposite edge, counter-clockwise) / |e1 x e2|, in (ex, ey).
+  const Vec3 opp[3] = {t2 - t1, t0 - t2, t1 - t0};
+  double gx[3], gy[3];
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 gi = n.cross(opp[i]) / nl;
+    gx[i] = gi.dot(ex);
+    gy[i] = gi.dot(ey);
+  }
+  const double A = 4.0 * d * d * b2 + 2.0 * b1, B = 2.0 * d * b1;
+  MatN<5> C;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) C(i, j) = A * bt[i] * bt[j] - B * d * (gx[i] * gx[j] + gy[i] * gy[j]);
+    C(i, 3) = C(3, i) = B * w * gx[i];
+    C(i, 4) = C(4, i) = B * w * gy[i];
+  }
+  C(3, 3) = C(3, 4) = C(4, 3) = C(4, 4) = 0.0;
+  const MatN<5> P = project_symmetric_to_psd<5>(C);
+  Eigen::Matrix<double, 9, 5> Q = Eigen::Matrix<double, 9, 5>::Zero();
+  for (int i = 0; i < 3; ++i) {
+    Q.block<3, 1>(3 * i, i) = n;
+    Q.block<3, 1>(3 * i, 3) = bt[i] / w * ex;
+    Q.block<3, 1>(3 * i, 4) = bt[i] / w * ey;
+  }
+  const Eigen::Matrix<double, 9, 5> QP = Q * P;
+  H.setZero();
+  H.block<9, 9>(3, 3).noalias() = QP * Q.transpose();
+  return true;
+}
+
 // Chain rule from d^2 to the offset barrier. Returns false when inactive / infeasible.
 template <int M>
 bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParams& bp, LocalEnergy<M>& out,
@@ -373,6 +430,24 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   const double d2 = point_triangle_distance_sq(p, t0, t1, t2, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
+  if (bp.project_psd && t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u) {
+    // A fixed point over a free triangle: the projected Hessian in closed form.
+    const double s = d2 - bp.xi * bp.xi;
+    if (s <= 0.0) {
+      out.active = true;
+      out.feasible = false;
+      out.value = kInf;
+      return out;
+    }
+    const double b1 = bp.kappa * barrier_first_derivative(s, S);
+    const double b2 = bp.kappa * barrier_second_derivative(s, S);
+    if (plane_fixed_point_hessian(out.hessian, p, t0, t1, t2, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(s, S);
+      out.gradient = b1 * point_triangle_distance_sq_gradient(p, t0, t1, t2, t);
+      return out;
+    }
+  }
   if (assemble<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t),
                    point_triangle_distance_sq_hessian(p, t0, t1, t2, t), bp, out, true) &&
       bp.project_psd) {

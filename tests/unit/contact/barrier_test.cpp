@@ -416,6 +416,43 @@ TEST(PairPotential, FixedPointPlaneProjectionIsAFiveByFive) {
   EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
 }
 
+// The closed form of that projection (pair_potential.cpp, plane_fixed_point_hessian) over
+// random triangles, orientations, feet anywhere inside and gaps across the support: value and
+// gradient are the unprojected potential's bit for bit, the free block is the eigen-clamp of
+// the raw 9 x 9 block, the fixed point's rows and columns are zero.
+TEST(PairPotential, FixedPointPlaneClosedFormMatchesTheProjection) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), f(0.0, 1.0);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 2000 && tested < 300; ++k) {
+    const Mat3 R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    const Vec3 t0(0, 0, 0), t1(0.5 + f(rng), 0.3 * u(rng), 0), t2(0.4 * u(rng), 0.5 + f(rng), 0);
+    double b1 = 0.02 + 0.96 * f(rng), b2 = 0.02 + 0.96 * f(rng);
+    if (b1 + b2 > 0.98) b1 = 0.98 - b1, b2 = 0.98 - b2;
+    const BarrierParams base = params(false);
+    const double gap = (u(rng) < 0 ? -1.0 : 1.0) * (base.xi + (0.02 + 0.97 * f(rng)) * base.dhat);
+    const Vec3 p = (1.0 - b1 - b2) * t0 + b1 * t1 + b2 * t2 + Vec3(0, 0, gap);
+    const Vec3 shift(u(rng), u(rng), u(rng));
+    const Vec3 x[4] = {R * p + shift, R * t0 + shift, R * t1 + shift, R * t2 + shift};
+    if (classify_point_triangle(x[0], x[1], x[2], x[3]) != PointTriangleType::P_T) continue;
+    BarrierParams bp = base;
+    bp.fixed_points = 0x1u;
+    const LocalEnergy<12> raw = point_triangle_barrier(x[0], x[1], x[2], x[3], bp);
+    if (!raw.active || !raw.feasible) continue;
+    bp.project_psd = true;
+    const LocalEnergy<12> got = point_triangle_barrier(x[0], x[1], x[2], x[3], bp);
+    ++tested;
+    EXPECT_EQ(got.value, raw.value);
+    EXPECT_TRUE(got.gradient == raw.gradient);
+    EXPECT_TRUE(got.active && got.feasible);
+    clamped += expect_clamp_of<9>(raw.hessian.block<9, 9>(3, 3), got.hessian.block<9, 9>(3, 3));
+    EXPECT_EQ((got.hessian.block<3, 12>(0, 0).norm()), 0.0);
+    EXPECT_EQ((got.hessian.block<12, 3>(0, 0).norm()), 0.0);
+  }
+  EXPECT_GE(tested, 300);
+  EXPECT_GE(clamped, 250);  // the zero in-plane block: nearly always indefinite
+}
+
 TEST(PairPotential, InactiveAndInfeasible) {
   const BarrierParams bp = params(true);
   // Beyond xi + dhat: zero, inactive.

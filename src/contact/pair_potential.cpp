@@ -152,7 +152,7 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
 //   [ .    A (1 - 2 alpha)^2 / 2 - 2 B d / L^2   -A (1 - 2 alpha) / 2 ]
 //   [ .          .                              A / 2            ]
 // (its zero diagonal entry makes it indefinite whenever B != 0, so it is always clamped):
-// a 3 x 3 tridiagonal QL, then the positive part mapped back. The same as
+// projected in closed form (psd.hpp, project_tridiagonal3_to_psd), then mapped back. The same as
 // project_line_line_one_edge_fixed to rounding (PairPotential.FixedEdgeClosedFormMatchesTheProjection).
 // Writes the free 6 x 6 block of H (the rest zero); false (H untouched) when the geometry is
 // degenerate.
@@ -188,18 +188,28 @@ bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, con
   const double w = std::sqrt((1.0 - alpha) * (1.0 - alpha) + alpha * alpha);
   constexpr double kRoot2 = 1.4142135623730950488, kRootHalf = 0.70710678118654752440;
   const double h = 1.0 - 2.0 * alpha;
-  double a[3][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
-  double ev[3] = {0.0, 0.5 * A * h * h - 2.0 * B * d / L2, 0.5 * A};
-  double off[3] = {kRoot2 * B * w / L, -0.5 * A * h, 0.0};
-  if (!detail::tridiagonal_ql<3>(a, ev, off)) return false;
-  // Positive part, each eigenvector (s, p, q) mapped to the 6 free coordinates.
-  MatN<6> P = MatN<6>::Zero();
+  const double t01 = kRoot2 * B * w / L, t11 = 0.5 * A * h * h - 2.0 * B * d / L2, t12 = -0.5 * A * h, t22 = 0.5 * A;
+  // (s, p, q) -> the 6 free coordinates.
+  Eigen::Matrix<double, 6, 3> V;
   const double cs0 = (1.0 - alpha) / w, cs1 = alpha / w;
+  V << cs0 * tau, -kRootHalf * nu, kRootHalf * nu, cs1 * tau, kRootHalf * nu, kRootHalf * nu;
+  double Pc[3][3];
+  if (project_tridiagonal3_to_psd(t01, t11, t12, t22, Pc)) {
+    const MatN<3> P3 = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&Pc[0][0]);
+    const Eigen::Matrix<double, 6, 3> VP = V * P3;
+    H.setZero();
+    H.block<6, 6>(3 * f0, 3 * f0).noalias() = VP * V.transpose();
+    return true;
+  }
+  // (Cross products lost to rounding: the QL, whose eigenvectors stay orthonormal.)
+  double a[3][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+  double ev[3] = {0.0, t11, t22};
+  double off[3] = {t01, t12, 0.0};
+  if (!detail::tridiagonal_ql<3>(a, ev, off)) return false;
+  MatN<6> P = MatN<6>::Zero();
   for (int k = 0; k < 3; ++k) {
     if (!(ev[k] > 0.0)) continue;
-    const double s = a[k][0], y0 = kRootHalf * (a[k][2] - a[k][1]), y1 = kRootHalf * (a[k][2] + a[k][1]);
-    VecN<6> v;
-    v << cs0 * s * tau + y0 * nu, cs1 * s * tau + y1 * nu;
+    const VecN<6> v = V * Vec3(a[k][0], a[k][1], a[k][2]);
     P.noalias() += ev[k] * v * v.transpose();
   }
   H.setZero();

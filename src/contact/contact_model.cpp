@@ -4,6 +4,7 @@
 #include <iterator>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "contact/barrier.hpp"
 #include "contact/distance_type.hpp"
@@ -968,9 +969,26 @@ double ContactModel::assemble_friction(const std::vector<Vec3>& x, const Contact
   timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
+  // Pairs with points that are not unknowns (cloth on an obstacle, the common case) compute
+  // only their unknowns' rows (friction_potential_rows: the same entries bit for bit).
+  auto rows = [&](auto k, const FrictionPair& f, const Vec12& dx, const int* keep, const int* ids) {
+    constexpr int K = decltype(k)::value;
+    const LocalEnergy<3 * K> le = friction_potential_rows<K>(f.T, dx, f.mu_lambda, eps, keep);
+    sink(K, ids, le.gradient.data(), le.hessian.data());
+    return le.value;
+  };
   for (const auto& f : friction_) {
     Vec12 dx = Vec12::Zero();
     for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - f.ref[a];
+    int keep[4], ids[4], n = 0;
+    for (int a = 0; a < f.nv; ++a)
+      if (!fixed_[f.ids[a]]) keep[n] = a, ids[n++] = f.ids[a];
+    switch (n) {
+      case 1: e += rows(std::integral_constant<int, 1>(), f, dx, keep, ids); continue;
+      case 2: e += rows(std::integral_constant<int, 2>(), f, dx, keep, ids); continue;
+      case 3: e += rows(std::integral_constant<int, 3>(), f, dx, keep, ids); continue;
+      default: break;
+    }
     const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
     e += le.value;
     emit_dynamic<4>(f.ids, f.nv, le.gradient.data(), le.hessian.data(), sink);

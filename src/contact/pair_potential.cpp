@@ -196,9 +196,9 @@ bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, con
   double Pc[3][3];
   if (project_tridiagonal3_to_psd(t01, t11, t12, t22, Pc)) {
     const MatN<3> P3 = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&Pc[0][0]);
-    const Eigen::Matrix<double, 6, 3> VP = V * P3;
+    const Eigen::Matrix<double, 6, 3> VP = V.lazyProduct(P3);
     H.setZero();
-    H.block<6, 6>(3 * f0, 3 * f0).noalias() = VP * V.transpose();
+    H.block<6, 6>(3 * f0, 3 * f0).noalias() = VP.lazyProduct(V.transpose());
     return true;
   }
   // (Cross products lost to rounding: the QL, whose eigenvectors stay orthonormal.)
@@ -303,9 +303,9 @@ bool plane_fixed_point_hessian(Mat12& H, const Vec3& p, const Vec3& t0, const Ve
     Q.block<3, 1>(3 * i, 3) = bt[i] / w * ex;
     Q.block<3, 1>(3 * i, 4) = bt[i] / w * ey;
   }
-  const Eigen::Matrix<double, 9, 5> QP = Q * P;
+  const Eigen::Matrix<double, 9, 5> QP = Q.lazyProduct(P);  // (coefficient-wise: no GEMM set-up)
   H.setZero();
-  H.block<9, 9>(3, 3).noalias() = QP * Q.transpose();
+  H.block<9, 9>(3, 3).noalias() = QP.lazyProduct(Q.transpose());
   return true;
 }
 

@@ -331,6 +331,38 @@ bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParam
   return true;
 }
 
+// A free point against a fixed feature (a cloth point on an obstacle's triangle, edge or
+// vertex): as a function of the point alone, d^2 is the squared distance to a fixed convex
+// set, Hess d^2 = 2 (I - Pi) with Pi the projector on the closest feature's tangent space,
+// and grad d^2 = 2 d n (n the unit normal from the feature to the point, orthogonal to that
+// space). The point's block kappa (b'' g g^T + b' Hess d^2) then has the eigenvalue
+// 4 d^2 b'' + 2 b' on n, 2 b' <= 0 on the other directions off the feature, 0 on it: its
+// projection is max(b'' + b' / (2 d^2), 0) g g^T, with g the point's part of grad d^2 (the
+// same to rounding as the 3 x 3 eigen-clamp; PairPotential.FreePointProjectionIsRankOne).
+// Value and gradient as assemble's. False (out untouched) if b' > 0, which the barrier
+// never has inside its support.
+template <int M>
+bool free_point_barrier(double d2, const VecN<M>& g, const BarrierParams& bp, LocalEnergy<M>& out) {
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat);
+  const double s = d2 - bp.xi * bp.xi;
+  if (s <= 0.0) {
+    out.active = true;
+    out.feasible = false;
+    out.value = kInf;
+    return true;
+  }
+  const double b1 = bp.kappa * barrier_first_derivative(s, S);
+  if (!(b1 <= 0.0)) return false;
+  const double b2 = bp.kappa * barrier_second_derivative(s, S);
+  out.active = true;
+  out.value = bp.kappa * barrier(s, S);
+  out.gradient = b1 * g;
+  const double c = std::max(b2 + b1 / (2.0 * d2), 0.0);
+  const Vec3 gp = g.template head<3>();
+  out.hessian.template topLeftCorner<3, 3>().noalias() = (c * gp) * gp.transpose();
+  return true;
+}
+
 double energy_of(double d2, const BarrierParams& bp) {
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   const double s = d2 - bp.xi * bp.xi;
@@ -401,6 +433,10 @@ double edge_edge_barrier_energy(const Vec3& ea0, const Vec3& ea1, const Vec3& eb
 LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const BarrierParams& bp) {
   LocalEnergy<6> out;
   const double d2 = point_point_distance_sq(p0, p1);
+  if (bp.project_psd && (bp.fixed_points & 0x3u) == 0x2u &&
+      d2 - bp.xi * bp.xi < offset_barrier_threshold(bp.xi, bp.dhat) &&
+      free_point_barrier<6>(d2, point_point_distance_sq_gradient(p0, p1), bp, out))
+    return out;
   if (assemble<6>(d2, point_point_distance_sq_gradient(p0, p1), point_point_distance_sq_hessian(p0, p1), bp, out,
                   true) &&
       bp.project_psd)
@@ -420,6 +456,9 @@ LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1,
   LocalEnergy<9> out;
   const double d2 = point_edge_distance_sq(p, e0, e1, t);
   if (energy_of(d2, bp) == 0.0) return out;
+  if (bp.project_psd && (bp.fixed_points & 0x7u) == 0x6u &&
+      free_point_barrier<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), bp, out))
+    return out;
   if (assemble<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), point_edge_distance_sq_hessian(p, e0, e1, t), bp,
                   out, true) &&
       bp.project_psd) {
@@ -440,6 +479,9 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   const double d2 = point_triangle_distance_sq(p, t0, t1, t2, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
+  if (bp.project_psd && (bp.fixed_points & 0xFu) == 0xEu &&
+      free_point_barrier<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t), bp, out))
+    return out;
   if (bp.project_psd && t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u) {
     // A fixed point over a free triangle: the projected Hessian in closed form.
     const double s = d2 - bp.xi * bp.xi;

@@ -453,6 +453,53 @@ TEST(PairPotential, FixedPointPlaneClosedFormMatchesTheProjection) {
   EXPECT_GE(clamped, 250);  // the zero in-plane block: nearly always indefinite
 }
 
+// A free point against a fixed triangle, edge or point (pair_potential.cpp,
+// free_point_barrier): over every distance type, value and gradient are the unprojected
+// potential's bit for bit and the point's block is the eigen-clamp of the raw 3 x 3 block
+// (rank one), the fixed points' rows and columns zero.
+TEST(PairPotential, FreePointProjectionIsRankOne) {
+  std::mt19937 rng(37);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Vec3 t0(0, 0, 0), t1(1, 0, 0), t2(0, 1, 0);
+  int tested[3] = {0, 0, 0};
+  for (int k = 0; k < 3000; ++k) {
+    const BarrierParams base = params(false);
+    // Points around the triangle's plane, inside its support at some distance type.
+    const Vec3 q(0.5 + 0.9 * u(rng), 0.5 + 0.9 * u(rng), 0.0);
+    const double reach = base.xi + base.dhat;
+    const Vec3 p = q + Vec3(0.3 * reach * u(rng), 0.3 * reach * u(rng), reach * u(rng));
+    BarrierParams bp = base;
+    auto check = [&](const auto& raw, const auto& got, int which) {
+      if (!raw.active || !raw.feasible) return;
+      ++tested[which];
+      EXPECT_EQ(got.value, raw.value);
+      EXPECT_TRUE(got.gradient == raw.gradient);
+      expect_clamp_of<3>(raw.hessian.template topLeftCorner<3, 3>(), got.hessian.template topLeftCorner<3, 3>());
+      const int n = static_cast<int>(raw.gradient.size());
+      EXPECT_EQ((got.hessian.bottomRows(n - 3).norm()), 0.0);
+      EXPECT_EQ((got.hessian.rightCols(n - 3).norm()), 0.0);
+    };
+    bp.fixed_points = 0xEu;
+    bp.project_psd = false;
+    const LocalEnergy<12> rt = point_triangle_barrier(p, t0, t1, t2, bp);
+    bp.project_psd = true;
+    check(rt, point_triangle_barrier(p, t0, t1, t2, bp), 0);
+    bp.fixed_points = 0x6u;
+    bp.project_psd = false;
+    const LocalEnergy<9> re = point_edge_barrier(p, t1, t2, bp);
+    bp.project_psd = true;
+    check(re, point_edge_barrier(p, t1, t2, bp), 1);
+    bp.fixed_points = 0x2u;
+    bp.project_psd = false;
+    const LocalEnergy<6> rp = point_point_barrier(p, t0, bp);
+    bp.project_psd = true;
+    check(rp, point_point_barrier(p, t0, bp), 2);
+  }
+  EXPECT_GE(tested[0], 300);
+  EXPECT_GE(tested[1], 30);
+  EXPECT_GE(tested[2], 5);
+}
+
 TEST(PairPotential, InactiveAndInfeasible) {
   const BarrierParams bp = params(true);
   // Beyond xi + dhat: zero, inactive.

@@ -156,26 +156,11 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
 // project_line_line_one_edge_fixed to rounding (PairPotential.FixedEdgeClosedFormMatchesTheProjection).
 // Writes the free 6 x 6 block of H (the rest zero); false (H untouched) when the geometry is
 // degenerate.
-bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0,
-                                  const Vec3& eb1, double b1, double b2) {
-  int f0;
-  Vec3 e, c3;
-  if ((fixed & 0xFu) == 0xCu) {
-    f0 = 0;
-    e = eb1 - eb0;
-    c3 = eb0;
-  } else if ((fixed & 0xFu) == 0x3u) {
-    f0 = 2;
-    e = ea1 - ea0;
-    c3 = ea0;
-  } else {
-    return false;
-  }
-  const Vec3& p0 = f0 == 0 ? ea0 : eb0;
-  const Vec3& p1 = f0 == 0 ? ea1 : eb1;
-  const double len2 = e.squaredNorm();
-  if (!(len2 > 0.0) || !std::isfinite(len2)) return false;
-  const Vec3 u = e / std::sqrt(len2);
+// The projected 6 x 6 block over (p0, p1) of a barrier whose distance is c3's from the line
+// through p0, p1 in the plane normal to the unit u (the derivation above); false when
+// degenerate.
+bool free_segment_block(MatN<6>& P6, const Vec3& p0, const Vec3& p1, const Vec3& c3, const Vec3& u, double b1,
+                        double b2) {
   const Vec3 dp = p1 - p0;
   const Vec3 dq = dp - dp.dot(u) * u;
   const double L2 = dq.squaredNorm();
@@ -197,8 +182,7 @@ bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, con
   if (project_tridiagonal3_to_psd(t01, t11, t12, t22, Pc)) {
     const MatN<3> P3 = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&Pc[0][0]);
     const Eigen::Matrix<double, 6, 3> VP = V.lazyProduct(P3);
-    H.setZero();
-    H.block<6, 6>(3 * f0, 3 * f0).noalias() = VP.lazyProduct(V.transpose());
+    P6.noalias() = VP.lazyProduct(V.transpose());
     return true;
   }
   // (Cross products lost to rounding: the QL, whose eigenvectors stay orthonormal.)
@@ -206,15 +190,69 @@ bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, con
   double ev[3] = {0.0, t11, t22};
   double off[3] = {t01, t12, 0.0};
   if (!detail::tridiagonal_ql<3>(a, ev, off)) return false;
-  MatN<6> P = MatN<6>::Zero();
+  P6.setZero();
   for (int k = 0; k < 3; ++k) {
     if (!(ev[k] > 0.0)) continue;
     const VecN<6> v = V * Vec3(a[k][0], a[k][1], a[k][2]);
-    P.noalias() += ev[k] * v * v.transpose();
+    P6.noalias() += ev[k] * v * v.transpose();
   }
-  H.setZero();
-  H.block<6, 6>(3 * f0, 3 * f0) = P;
   return true;
+}
+
+bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0,
+                                  const Vec3& eb1, double b1, double b2) {
+  int f0;
+  Vec3 e, c3;
+  if ((fixed & 0xFu) == 0xCu) {
+    f0 = 0;
+    e = eb1 - eb0;
+    c3 = eb0;
+  } else if ((fixed & 0xFu) == 0x3u) {
+    f0 = 2;
+    e = ea1 - ea0;
+    c3 = ea0;
+  } else {
+    return false;
+  }
+  const double len2 = e.squaredNorm();
+  if (!(len2 > 0.0) || !std::isfinite(len2)) return false;
+  MatN<6> P6;
+  if (!free_segment_block(P6, f0 == 0 ? ea0 : eb0, f0 == 0 ? ea1 : eb1, c3, e / std::sqrt(len2), b1, b2)) return false;
+  H.setZero();
+  H.block<6, 6>(3 * f0, 3 * f0) = P6;
+  return true;
+}
+
+// A fixed point c against the line through free points i0, i1 (an obstacle vertex against a
+// cloth edge: point-edge types of the edge-edge, point-edge and point-triangle distances).
+// In the frame (tau along the line, nu from it towards c's side in the plane of the line and
+// c, b = tau x nu), moving the foot along b by wbar = (1 - alpha) w0 + alpha w1 changes the
+// distance by wbar^2 / (2 d) only (a tilt towards b about the foot keeps it to second order),
+// so Hess P = [in-plane part] + 2 b' (c c^T on (w0, w1)): the in-plane part is the edge form
+// above with u the plane's normal, and the b part, 2 b' <= 0, projects to zero. Returns
+// false (H untouched) when degenerate or b' > 0. The same to rounding as the eigen-clamp of
+// the raw 6 x 6 block (PairPotential.FixedPointFreeSegmentClosedForm).
+template <int M>
+bool fixed_point_segment_hessian(MatN<M>& H, int i0, int i1, const Vec3& p0, const Vec3& p1, const Vec3& c, double b1,
+                                 double b2) {
+  if (!(b1 <= 0.0)) return false;
+  const Vec3 n = (p1 - p0).cross(c - p0);
+  const double nn = n.squaredNorm();
+  if (!(nn > 0.0) || !std::isfinite(nn)) return false;
+  MatN<6> P6;
+  if (!free_segment_block(P6, p0, p1, c, n / std::sqrt(nn), b1, b2)) return false;
+  H.setZero();
+  const int id[2] = {i0, i1};
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) H.template block<3, 3>(3 * id[a], 3 * id[b]) = P6.block<3, 3>(3 * a, 3 * b);
+  return true;
+}
+
+// b' and b'' of the offset barrier at d^2 (inside its support, s > 0).
+inline void barrier_derivatives(double d2, const BarrierParams& bp, double& b1, double& b2) {
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat), s = d2 - bp.xi * bp.xi;
+  b1 = bp.kappa * barrier_first_derivative(s, S);
+  b2 = bp.kappa * barrier_second_derivative(s, S);
 }
 
 // A fixed point p against a free triangle's plane (distance type P_T: an obstacle vertex
@@ -459,6 +497,18 @@ LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1,
   if (bp.project_psd && (bp.fixed_points & 0x7u) == 0x6u &&
       free_point_barrier<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), bp, out))
     return out;
+  if (bp.project_psd && t == PointEdgeType::P_E && (bp.fixed_points & 0x7u) == 0x1u &&
+      d2 - bp.xi * bp.xi > 0.0) {
+    // A fixed point against a free edge: closed form.
+    double b1, b2;
+    barrier_derivatives(d2, bp, b1, b2);
+    if (fixed_point_segment_hessian<9>(out.hessian, 1, 2, e0, e1, p, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(d2 - bp.xi * bp.xi, offset_barrier_threshold(bp.xi, bp.dhat));
+      out.gradient = b1 * point_edge_distance_sq_gradient(p, e0, e1, t);
+      return out;
+    }
+  }
   if (assemble<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), point_edge_distance_sq_hessian(p, e0, e1, t), bp,
                   out, true) &&
       bp.project_psd) {
@@ -482,6 +532,21 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   if (bp.project_psd && (bp.fixed_points & 0xFu) == 0xEu &&
       free_point_barrier<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t), bp, out))
     return out;
+  if (bp.project_psd && (bp.fixed_points & 0xFu) == 0x1u && d2 - bp.xi * bp.xi > 0.0 &&
+      (t == PointTriangleType::P_EAB || t == PointTriangleType::P_EBC || t == PointTriangleType::P_ECA)) {
+    // A fixed point against a free triangle's edge: closed form.
+    const int i0 = t == PointTriangleType::P_EAB ? 1 : t == PointTriangleType::P_EBC ? 2 : 3;
+    const int i1 = t == PointTriangleType::P_EAB ? 2 : t == PointTriangleType::P_EBC ? 3 : 1;
+    const Vec3* tv[4] = {&p, &t0, &t1, &t2};
+    double b1, b2;
+    barrier_derivatives(d2, bp, b1, b2);
+    if (fixed_point_segment_hessian<12>(out.hessian, i0, i1, *tv[i0], *tv[i1], p, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(d2 - bp.xi * bp.xi, S);
+      out.gradient = b1 * point_triangle_distance_sq_gradient(p, t0, t1, t2, t);
+      return out;
+    }
+  }
   if (bp.project_psd && t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u) {
     // A fixed point over a free triangle: the projected Hessian in closed form.
     const double s = d2 - bp.xi * bp.xi;
@@ -539,6 +604,23 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
     if (line_line_fixed_edge_hessian(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1, b1, b2)) {
       out.active = true;
       out.value = bp.kappa * barrier(s, S);
+      out.gradient = b1 * edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t);
+      return out;
+    }
+  }
+  if (bp.project_psd && d2 - bp.xi * bp.xi > 0.0 &&
+      ((((t == EdgeEdgeType::EA_EB0 || t == EdgeEdgeType::EA_EB1) && (bp.fixed_points & 0xFu) == 0xCu)) ||
+       ((t == EdgeEdgeType::EA0_EB || t == EdgeEdgeType::EA1_EB) && (bp.fixed_points & 0xFu) == 0x3u)) &&
+      !(eps_x > 0.0 && edge_edge_mollifier_active(ea0, ea1, eb0, eb1, eps_x))) {
+    // A fixed edge's end point against a free edge: closed form.
+    const bool free_a = (bp.fixed_points & 0xFu) == 0xCu;
+    const Vec3& c = t == EdgeEdgeType::EA_EB0 ? eb0 : t == EdgeEdgeType::EA_EB1 ? eb1 : t == EdgeEdgeType::EA0_EB ? ea0 : ea1;
+    double b1, b2;
+    barrier_derivatives(d2, bp, b1, b2);
+    if (fixed_point_segment_hessian<12>(out.hessian, free_a ? 0 : 2, free_a ? 1 : 3, free_a ? ea0 : eb0,
+                                        free_a ? ea1 : eb1, c, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(d2 - bp.xi * bp.xi, S);
       out.gradient = b1 * edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t);
       return out;
     }

@@ -500,6 +500,85 @@ TEST(PairPotential, FreePointProjectionIsRankOne) {
   EXPECT_GE(tested[2], 5);
 }
 
+// A fixed point against the line of a free edge (pair_potential.cpp,
+// fixed_point_segment_hessian), as the point-edge distance of the point-edge, point-triangle
+// and edge-edge potentials: value and gradient are the unprojected potential's bit for bit,
+// the free 6 x 6 block is the eigen-clamp of the raw one, every other entry is zero.
+TEST(PairPotential, FixedPointFreeSegmentClosedForm) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), f(0.05, 0.95);
+  const BarrierParams base = params(false);
+  int tested[3] = {0, 0, 0}, clamped = 0;
+  auto check = [&](const auto& raw, const auto& got, int i0, int i1) {
+    const int n = static_cast<int>(raw.gradient.size()) / 3;
+    EXPECT_EQ(got.value, raw.value);
+    EXPECT_TRUE(got.gradient == raw.gradient);
+    MatN<6> B, G;
+    const int id[2] = {i0, i1};
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b) {
+        B.block<3, 3>(3 * a, 3 * b) = raw.hessian.template block<3, 3>(3 * id[a], 3 * id[b]);
+        G.block<3, 3>(3 * a, 3 * b) = got.hessian.template block<3, 3>(3 * id[a], 3 * id[b]);
+      }
+    clamped += expect_clamp_of<6>(B, G);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if ((a != i0 && a != i1) || (b != i0 && b != i1)) {
+          EXPECT_EQ((got.hessian.template block<3, 3>(3 * a, 3 * b).norm()), 0.0);
+        }
+  };
+  for (int k = 0; k < 3000; ++k) {
+    const Mat3 R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    const Vec3 shift(u(rng), u(rng), u(rng));
+    // Free segment along x, the point off its interior at a distance inside the support.
+    const double len = 0.5 + f(rng), at = f(rng) * len, ang = 3.14159 * u(rng);
+    const double gap = base.xi + (0.02 + 0.96 * f(rng)) * base.dhat;
+    const Vec3 q0 = R * Vec3(0, 0, 0) + shift, q1 = R * Vec3(len, 0, 0) + shift;
+    const Vec3 c = R * Vec3(at, gap * std::cos(ang), gap * std::sin(ang)) + shift;
+    BarrierParams bp = base;
+    switch (k % 3) {
+      case 0: {  // point-edge
+        if (classify_point_edge(c, q0, q1) != PointEdgeType::P_E) continue;
+        bp.fixed_points = 0x1u;
+        const LocalEnergy<9> raw = point_edge_barrier(c, q0, q1, bp);
+        if (!raw.active || !raw.feasible) continue;
+        bp.project_psd = true;
+        check(raw, point_edge_barrier(c, q0, q1, bp), 1, 2);
+        ++tested[0];
+        break;
+      }
+      case 1: {  // point-triangle, the foot on edge t1 t2 (the third vertex beyond it)
+        const Vec3 t0 = R * Vec3(at, -0.6, 0.0) + shift;
+        const Vec3 cc = R * Vec3(at, 0.2 * gap, -gap) + shift;  // above the edge, outside the face
+        if (classify_point_triangle(cc, t0, q0, q1) != PointTriangleType::P_EBC) continue;
+        bp.fixed_points = 0x1u;
+        const LocalEnergy<12> raw = point_triangle_barrier(cc, t0, q0, q1, bp);
+        if (!raw.active || !raw.feasible) continue;
+        bp.project_psd = true;
+        check(raw, point_triangle_barrier(cc, t0, q0, q1, bp), 2, 3);
+        ++tested[1];
+        break;
+      }
+      default: {  // edge-edge: fixed edge b starts at c and leaves a's line
+        const Vec3 away = (c - (q0 + (q1 - q0).dot(c - q0) / (q1 - q0).squaredNorm() * (q1 - q0))).normalized();
+        const Vec3 eb1 = c + 0.5 * away + 0.1 * (R * Vec3(u(rng), u(rng), u(rng)));
+        if (classify_edge_edge(q0, q1, c, eb1) != EdgeEdgeType::EA_EB0) continue;
+        bp.fixed_points = 0xCu;
+        const LocalEnergy<12> raw = edge_edge_barrier(q0, q1, c, eb1, 0.0, bp);
+        if (!raw.active || !raw.feasible) continue;
+        bp.project_psd = true;
+        check(raw, edge_edge_barrier(q0, q1, c, eb1, 0.0, bp), 0, 1);
+        ++tested[2];
+        break;
+      }
+    }
+  }
+  EXPECT_GE(tested[0], 300);
+  EXPECT_GE(tested[1], 100);
+  EXPECT_GE(tested[2], 100);
+  EXPECT_GE(clamped, 300);
+}
+
 TEST(PairPotential, InactiveAndInfeasible) {
   const BarrierParams bp = params(true);
   // Beyond xi + dhat: zero, inactive.

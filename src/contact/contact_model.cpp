@@ -4,6 +4,7 @@
 #include <iterator>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "contact/barrier.hpp"
 #include "contact/distance_type.hpp"
@@ -620,9 +621,11 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // Each primitive's box once (a skin set names each primitive in ~10 pairs); a primitive
   // outside the active lists, or that is never paired, gets an empty box.
   const Box none{{inf, inf, inf}, {-inf, -inf, -inf}};
-  query_pbox_.resize(a.points.size());
-  query_ebox_.resize(a.edges.size());
-  query_tbox_.resize(a.triangles.size());
+  // (One more box each, empty: the filter below reads it for a primitive outside the lists.)
+  query_pbox_.resize(a.points.size() + 1);
+  query_ebox_.resize(a.edges.size() + 1);
+  query_tbox_.resize(a.triangles.size() + 1);
+  query_pbox_.back() = query_ebox_.back() = query_tbox_.back() = none;
   for (size_t i = 0; i < a.points.size(); ++i) {
     const int v = a.points[i];
     if (!prim(&v, 1, surface_.vertex_offset(v), query_pbox_[i])) query_pbox_[i] = none;
@@ -636,15 +639,29 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     if (!prim(surface_.edges[e].data(), 2, surface_.edge_offset(e), query_ebox_[i])) query_ebox_[i] = none;
   }
   const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
+  // Without a branch per pair: every skin pair is written, the count advances by the test
+  // (a fifth of the skin pairs pass on the soft drape, so a branch on it is mispredicted
+  // often); the kept pairs are then copied out, in the same order.
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
-    const std::vector<Box>&ba = *qbox[P::A], &bb = *qbox[P::B];
+    const Box *ba = qbox[P::A]->data(), *bb = qbox[P::B]->data();
+    const int na = static_cast<int>(qbox[P::A]->size()) - 1, nb = static_cast<int>(qbox[P::B]->size()) - 1;
     const int *sa = query_slot_[P::A].data(), *sb = query_slot_[P::B].data();
-    auto& out = swept_.get<K>();
-    for (const auto& p : skin_.get<K>()) {
-      const int ia = sa[P::a(p)], ib = sb[P::b(p)];
-      if (ia >= 0 && ib >= 0 && overlap(ba[ia], bb[ib])) out.push_back(p);
+    const auto& skin = skin_.get<K>();
+    auto& buf = swept_scratch_.get<K>();
+    if (buf.size() < skin.size()) buf.resize(skin.size());
+    auto* o = buf.data();
+    size_t n = 0;
+    for (const auto& p : skin) {
+      int ia = sa[P::a(p)], ib = sb[P::b(p)];
+      ia = ia < 0 ? na : ia;
+      ib = ib < 0 ? nb : ib;
+      const Box &A = ba[ia], &B = bb[ib];
+      o[n] = p;
+      n += static_cast<size_t>((A.lo[0] <= B.hi[0]) & (B.lo[0] <= A.hi[0]) & (A.lo[1] <= B.hi[1]) &
+                               (B.lo[1] <= A.hi[1]) & (A.lo[2] <= B.hi[2]) & (B.lo[2] <= A.hi[2]));
     }
+    swept_.get<K>().assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
   });
   for (int k = 0; k < 3; ++k)
     for (int id : *lists[k]) query_slot_[k][id] = -1;
@@ -952,9 +969,26 @@ double ContactModel::assemble_friction(const std::vector<Vec3>& x, const Contact
   timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
   double e = 0.0;
+  // Pairs with points that are not unknowns (cloth on an obstacle, the common case) compute
+  // only their unknowns' rows (friction_potential_rows: the same entries bit for bit).
+  auto rows = [&](auto k, const FrictionPair& f, const Vec12& dx, const int* keep, const int* ids) {
+    constexpr int K = decltype(k)::value;
+    const LocalEnergy<3 * K> le = friction_potential_rows<K>(f.T, dx, f.mu_lambda, eps, keep);
+    sink(K, ids, le.gradient.data(), le.hessian.data());
+    return le.value;
+  };
   for (const auto& f : friction_) {
     Vec12 dx = Vec12::Zero();
     for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - f.ref[a];
+    int keep[4], ids[4], n = 0;
+    for (int a = 0; a < f.nv; ++a)
+      if (!fixed_[f.ids[a]]) keep[n] = a, ids[n++] = f.ids[a];
+    switch (n) {
+      case 1: e += rows(std::integral_constant<int, 1>(), f, dx, keep, ids); continue;
+      case 2: e += rows(std::integral_constant<int, 2>(), f, dx, keep, ids); continue;
+      case 3: e += rows(std::integral_constant<int, 3>(), f, dx, keep, ids); continue;
+      default: break;
+    }
     const LocalEnergy<12> le = friction_potential<12>(f.T, dx, f.mu_lambda, eps);
     e += le.value;
     emit_dynamic<4>(f.ids, f.nv, le.gradient.data(), le.hessian.data(), sink);

@@ -196,6 +196,7 @@ class ContactModel {
   BroadPhase skin_phase_;                    // the broad phase of skin_, kept for its updates
   std::vector<int> skin_moved_;              // scratch: vertices outside their skin boxes
   Candidates skin_added_, skin_merge_;       // scratch: pairs an update adds; merge buffer
+  Candidates swept_scratch_;                 // scratch: the skin filter's output before the copy
   std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
   std::vector<int> skin_moved_slot_;         // scratch: their positions in the active points
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes (by active point)

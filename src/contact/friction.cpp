@@ -258,6 +258,34 @@ LocalEnergy<N> friction_potential(const TangentOperator<N>& T, const VecN<N>& dx
   return out;
 }
 
+template <int K>
+LocalEnergy<3 * K> friction_potential_rows(const TangentOperator<12>& T, const VecN<12>& dx, double mu_lambda,
+                                           double eps, const int* keep) {
+  LocalEnergy<3 * K> out;
+  if (mu_lambda == 0.0) return out;
+  out.active = true;
+  const Vec2 u = T.transpose() * dx;
+  const double y = u.norm();
+  out.value = mu_lambda * friction_f0(y, eps);
+  const double f1x = friction_f1_over_x(y, eps);
+  TangentOperator<3 * K> Tk;
+  for (int i = 0; i < K; ++i) Tk.template middleRows<3>(3 * i) = T.template middleRows<3>(3 * keep[i]);
+  out.gradient = (mu_lambda * f1x) * (Tk * u);
+  Mat2 inner = f1x * Mat2::Identity();
+  if (y > 0.0) inner += friction_df1_over_x(y, eps) * u * u.transpose();
+  inner = project_to_psd_2x2(inner);
+  const TangentOperator<3 * K> Ti = mu_lambda * Tk * inner;
+  out.hessian.noalias() = Ti.lazyProduct(Tk.transpose());
+  return out;
+}
+
+template LocalEnergy<3> friction_potential_rows<1>(const TangentOperator<12>&, const VecN<12>&, double, double,
+                                                   const int*);
+template LocalEnergy<6> friction_potential_rows<2>(const TangentOperator<12>&, const VecN<12>&, double, double,
+                                                   const int*);
+template LocalEnergy<9> friction_potential_rows<3>(const TangentOperator<12>&, const VecN<12>&, double, double,
+                                                   const int*);
+
 template LocalEnergy<6> friction_potential<6>(const TangentOperator<6>&, const VecN<6>&, double, double);
 template LocalEnergy<9> friction_potential<9>(const TangentOperator<9>&, const VecN<9>&, double, double);
 template LocalEnergy<12> friction_potential<12>(const TangentOperator<12>&, const VecN<12>&, double, double);

@@ -73,4 +73,19 @@ extern template LocalEnergy<6> friction_potential<6>(const TangentOperator<6>&, 
 extern template LocalEnergy<9> friction_potential<9>(const TangentOperator<9>&, const VecN<9>&, double, double);
 extern template LocalEnergy<12> friction_potential<12>(const TangentOperator<12>&, const VecN<12>&, double, double);
 
+// The same on the rows and columns of K of the pair's points (keep[0..K), the unknowns; u is
+// still T^T dx over all of them): the entries of friction_potential's gradient and Hessian
+// there, bit for bit, without the rest (a cloth point against an obstacle triangle: 3 x 3
+// instead of 12 x 12).
+template <int K>
+LocalEnergy<3 * K> friction_potential_rows(const TangentOperator<12>& T, const VecN<12>& dx, double mu_lambda,
+                                           double eps, const int* keep);
+
+extern template LocalEnergy<3> friction_potential_rows<1>(const TangentOperator<12>&, const VecN<12>&, double, double,
+                                                          const int*);
+extern template LocalEnergy<6> friction_potential_rows<2>(const TangentOperator<12>&, const VecN<12>&, double, double,
+                                                          const int*);
+extern template LocalEnergy<9> friction_potential_rows<3>(const TangentOperator<12>&, const VecN<12>&, double, double,
+                                                          const int*);
+
 }  // namespace weft

@@ -135,6 +135,126 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
   return true;
 }
 
+// The same projection in closed form, without the distance's 12 x 12 Hessian (the most
+// common barrier pair on a mesh obstacle: a cloth edge crossing an obstacle edge, distance
+// type EA_EB, not mollified). With u the fixed edge's unit direction, tau the unit direction
+// of the free edge's image p1 - p0 - ((p1 - p0) . u) u (length L), nu = u x tau, alpha the
+// fixed line's foot parameter (c - p0) . tau / L and d = (c - p0) . nu the signed distance,
+// the expansion above gives, with x_i = tau . dp_i, y_i = nu . dp_i, sigma = (-1, 1) and
+// c = (1 - alpha, alpha): grad d = (0, -(1 - alpha), 0, -alpha) in (x0, y0, x1, y1),
+// d^2 d / dy_i dx_j = sigma_i c_j / L, d^2 d / dy_i dy_j = -d sigma_i sigma_j / L^2, the rest 0.
+// For P = kappa b(d^2 - xi^2), with b1 = kappa b', b2 = kappa b'':
+//   Hess P = A grad d grad d^T + B Hess d,   A = 4 d^2 b2 + 2 b1,  B = 2 d b1.
+// In the orthonormal basis s = ((1 - alpha) x0 + alpha x1) / w (w = |(1 - alpha, alpha)|),
+// p = (y1 - y0) / sqrt 2, q = (y0 + y1) / sqrt 2 of the null vector's complement it is the
+// tridiagonal
+//   [ 0          sqrt2 B w / L                  0                ]
+//   [ .    A (1 - 2 alpha)^2 / 2 - 2 B d / L^2   -A (1 - 2 alpha) / 2 ]
+//   [ .          .                              A / 2            ]
+// (its zero diagonal entry makes it indefinite whenever B != 0, so it is always clamped):
+// projected in closed form (psd.hpp, project_tridiagonal3_to_psd), then mapped back. The same as
+// project_line_line_one_edge_fixed to rounding (PairPotential.FixedEdgeClosedFormMatchesTheProjection).
+// Writes the free 6 x 6 block of H (the rest zero); false (H untouched) when the geometry is
+// degenerate.
+// The projected 6 x 6 block over (p0, p1) of a barrier whose distance is c3's from the line
+// through p0, p1 in the plane normal to the unit u (the derivation above); false when
+// degenerate.
+bool free_segment_block(MatN<6>& P6, const Vec3& p0, const Vec3& p1, const Vec3& c3, const Vec3& u, double b1,
+                        double b2) {
+  const Vec3 dp = p1 - p0;
+  const Vec3 dq = dp - dp.dot(u) * u;
+  const double L2 = dq.squaredNorm();
+  if (!(L2 > 0.0) || !std::isfinite(L2)) return false;
+  const double L = std::sqrt(L2);
+  const Vec3 tau = dq / L, nu = u.cross(tau);
+  const Vec3 r = c3 - p0;
+  const double alpha = r.dot(tau) / L, d = r.dot(nu);
+  const double A = 4.0 * d * d * b2 + 2.0 * b1, B = 2.0 * d * b1;
+  const double w = std::sqrt((1.0 - alpha) * (1.0 - alpha) + alpha * alpha);
+  constexpr double kRoot2 = 1.4142135623730950488, kRootHalf = 0.70710678118654752440;
+  const double h = 1.0 - 2.0 * alpha;
+  const double t01 = kRoot2 * B * w / L, t11 = 0.5 * A * h * h - 2.0 * B * d / L2, t12 = -0.5 * A * h, t22 = 0.5 * A;
+  // (s, p, q) -> the 6 free coordinates.
+  Eigen::Matrix<double, 6, 3> V;
+  const double cs0 = (1.0 - alpha) / w, cs1 = alpha / w;
+  V << cs0 * tau, -kRootHalf * nu, kRootHalf * nu, cs1 * tau, kRootHalf * nu, kRootHalf * nu;
+  double Pc[3][3];
+  if (project_tridiagonal3_to_psd(t01, t11, t12, t22, Pc)) {
+    const MatN<3> P3 = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&Pc[0][0]);
+    const Eigen::Matrix<double, 6, 3> VP = V.lazyProduct(P3);
+    P6.noalias() = VP.lazyProduct(V.transpose());
+    return true;
+  }
+  // (Cross products lost to rounding: the QL, whose eigenvectors stay orthonormal.)
+  double a[3][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+  double ev[3] = {0.0, t11, t22};
+  double off[3] = {t01, t12, 0.0};
+  if (!detail::tridiagonal_ql<3>(a, ev, off)) return false;
+  P6.setZero();
+  for (int k = 0; k < 3; ++k) {
+    if (!(ev[k] > 0.0)) continue;
+    const VecN<6> v = V * Vec3(a[k][0], a[k][1], a[k][2]);
+    P6.noalias() += ev[k] * v * v.transpose();
+  }
+  return true;
+}
+
+bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0,
+                                  const Vec3& eb1, double b1, double b2) {
+  int f0;
+  Vec3 e, c3;
+  if ((fixed & 0xFu) == 0xCu) {
+    f0 = 0;
+    e = eb1 - eb0;
+    c3 = eb0;
+  } else if ((fixed & 0xFu) == 0x3u) {
+    f0 = 2;
+    e = ea1 - ea0;
+    c3 = ea0;
+  } else {
+    return false;
+  }
+  const double len2 = e.squaredNorm();
+  if (!(len2 > 0.0) || !std::isfinite(len2)) return false;
+  MatN<6> P6;
+  if (!free_segment_block(P6, f0 == 0 ? ea0 : eb0, f0 == 0 ? ea1 : eb1, c3, e / std::sqrt(len2), b1, b2)) return false;
+  H.setZero();
+  H.block<6, 6>(3 * f0, 3 * f0) = P6;
+  return true;
+}
+
+// A fixed point c against the line through free points i0, i1 (an obstacle vertex against a
+// cloth edge: point-edge types of the edge-edge, point-edge and point-triangle distances).
+// In the frame (tau along the line, nu from it towards c's side in the plane of the line and
+// c, b = tau x nu), moving the foot along b by wbar = (1 - alpha) w0 + alpha w1 changes the
+// distance by wbar^2 / (2 d) only (a tilt towards b about the foot keeps it to second order),
+// so Hess P = [in-plane part] + 2 b' (c c^T on (w0, w1)): the in-plane part is the edge form
+// above with u the plane's normal, and the b part, 2 b' <= 0, projects to zero. Returns
+// false (H untouched) when degenerate or b' > 0. The same to rounding as the eigen-clamp of
+// the raw 6 x 6 block (PairPotential.FixedPointFreeSegmentClosedForm).
+template <int M>
+bool fixed_point_segment_hessian(MatN<M>& H, int i0, int i1, const Vec3& p0, const Vec3& p1, const Vec3& c, double b1,
+                                 double b2) {
+  if (!(b1 <= 0.0)) return false;
+  const Vec3 n = (p1 - p0).cross(c - p0);
+  const double nn = n.squaredNorm();
+  if (!(nn > 0.0) || !std::isfinite(nn)) return false;
+  MatN<6> P6;
+  if (!free_segment_block(P6, p0, p1, c, n / std::sqrt(nn), b1, b2)) return false;
+  H.setZero();
+  const int id[2] = {i0, i1};
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) H.template block<3, 3>(3 * id[a], 3 * id[b]) = P6.block<3, 3>(3 * a, 3 * b);
+  return true;
+}
+
+// b' and b'' of the offset barrier at d^2 (inside its support, s > 0).
+inline void barrier_derivatives(double d2, const BarrierParams& bp, double& b1, double& b2) {
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat), s = d2 - bp.xi * bp.xi;
+  b1 = bp.kappa * barrier_first_derivative(s, S);
+  b2 = bp.kappa * barrier_second_derivative(s, S);
+}
+
 // A fixed point p against a free triangle's plane (distance type P_T: an obstacle vertex
 // under the cloth). With beta the barycentric coordinates of p's foot, moving the triangle
 // within its plane changes the distance only through the foot's barycentric shift, to
@@ -170,6 +290,63 @@ bool project_plane_fixed_point(Mat12& H, const Vec3& p, const Vec3& t0, const Ve
   return true;
 }
 
+// The same projection without the distance's 12 x 12 Hessian. With n the unit normal, d the
+// signed distance (p - t0) . n, beta the foot's barycentric coordinates, g_i the in-plane
+// gradient of the barycentric function beta_i, z_i the displacement of point i along n and
+// ubar = sum_i beta_i u_i: the distance to the displaced plane, a graph of height
+// h(X) = sum_i beta_i(X) z_i over the plane carried by ubar, is to second order
+//   d - sum_i beta_i z_i + sum_i z_i (g_i . ubar) - d/2 |sum_i z_i g_i|^2
+// (the foot's barycentric coordinates shift by -g_i . ubar; the tilt shortens the distance
+// by the factor 1 / sqrt(1 + |grad h|^2)). In the basis of the 5 x 5 problem (z_0, z_1, z_2 and
+// ubar / w along ex, ey; w = |beta|) the Hessian of P = kappa b(d^2 - xi^2) is then, with
+// b1 = kappa b', b2 = kappa b'', A = 4 d^2 b2 + 2 b1 and B = 2 d b1,
+//   [ A beta beta^T - B d (g_i . g_j)   B w g ]
+//   [ B w g^T                            0   ]   (g the 3 x 2 matrix of the g_i in ex, ey).
+// The same as project_plane_fixed_point to rounding (PairPotential.FixedPointPlaneProjectionIsAFiveByFive
+// compares it with the eigen-clamp of the raw 9 x 9 block). False (H untouched) when degenerate.
+bool plane_fixed_point_hessian(Mat12& H, const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, double b1,
+                               double b2) {
+  const Vec3 e1 = t1 - t0, e2 = t2 - t0, r = p - t0;
+  Vec3 n = e1.cross(e2);
+  const double nn = n.squaredNorm();
+  const double len1 = e1.norm();
+  if (!(nn > 0.0) || !std::isfinite(nn) || !(len1 > 0.0)) return false;
+  const double beta[3] = {0.0, r.cross(e2).dot(n) / nn, e1.cross(r).dot(n) / nn};
+  const double bt[3] = {1.0 - beta[1] - beta[2], beta[1], beta[2]};
+  const double w = std::sqrt(bt[0] * bt[0] + bt[1] * bt[1] + bt[2] * bt[2]);
+  const double nl = std::sqrt(nn);
+  n /= nl;
+  const Vec3 ex = e1 / len1, ey = n.cross(ex);
+  const double d = r.dot(n);
+  // grad beta_i = n x (opposite edge, counter-clockwise) / |e1 x e2|, in (ex, ey).
+  const Vec3 opp[3] = {t2 - t1, t0 - t2, t1 - t0};
+  double gx[3], gy[3];
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 gi = n.cross(opp[i]) / nl;
+    gx[i] = gi.dot(ex);
+    gy[i] = gi.dot(ey);
+  }
+  const double A = 4.0 * d * d * b2 + 2.0 * b1, B = 2.0 * d * b1;
+  MatN<5> C;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) C(i, j) = A * bt[i] * bt[j] - B * d * (gx[i] * gx[j] + gy[i] * gy[j]);
+    C(i, 3) = C(3, i) = B * w * gx[i];
+    C(i, 4) = C(4, i) = B * w * gy[i];
+  }
+  C(3, 3) = C(3, 4) = C(4, 3) = C(4, 4) = 0.0;
+  const MatN<5> P = project_symmetric_to_psd<5>(C);
+  Eigen::Matrix<double, 9, 5> Q = Eigen::Matrix<double, 9, 5>::Zero();
+  for (int i = 0; i < 3; ++i) {
+    Q.block<3, 1>(3 * i, i) = n;
+    Q.block<3, 1>(3 * i, 3) = bt[i] / w * ex;
+    Q.block<3, 1>(3 * i, 4) = bt[i] / w * ey;
+  }
+  const Eigen::Matrix<double, 9, 5> QP = Q.lazyProduct(P);  // (coefficient-wise: no GEMM set-up)
+  H.setZero();
+  H.block<9, 9>(3, 3).noalias() = QP.lazyProduct(Q.transpose());
+  return true;
+}
+
 // Chain rule from d^2 to the offset barrier. Returns false when inactive / infeasible.
 template <int M>
 bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParams& bp, LocalEnergy<M>& out,
@@ -189,6 +366,38 @@ bool assemble(double d2, const VecN<M>& g, const MatN<M>& Hd, const BarrierParam
   const double b2 = bp.kappa * barrier_second_derivative(s, S);
   out.gradient = b1 * g;
   out.hessian = b2 * g * g.transpose() + b1 * Hd;
+  return true;
+}
+
+// A free point against a fixed feature (a cloth point on an obstacle's triangle, edge or
+// vertex): as a function of the point alone, d^2 is the squared distance to a fixed convex
+// set, Hess d^2 = 2 (I - Pi) with Pi the projector on the closest feature's tangent space,
+// and grad d^2 = 2 d n (n the unit normal from the feature to the point, orthogonal to that
+// space). The point's block kappa (b'' g g^T + b' Hess d^2) then has the eigenvalue
+// 4 d^2 b'' + 2 b' on n, 2 b' <= 0 on the other directions off the feature, 0 on it: its
+// projection is max(b'' + b' / (2 d^2), 0) g g^T, with g the point's part of grad d^2 (the
+// same to rounding as the 3 x 3 eigen-clamp; PairPotential.FreePointProjectionIsRankOne).
+// Value and gradient as assemble's. False (out untouched) if b' > 0, which the barrier
+// never has inside its support.
+template <int M>
+bool free_point_barrier(double d2, const VecN<M>& g, const BarrierParams& bp, LocalEnergy<M>& out) {
+  const double S = offset_barrier_threshold(bp.xi, bp.dhat);
+  const double s = d2 - bp.xi * bp.xi;
+  if (s <= 0.0) {
+    out.active = true;
+    out.feasible = false;
+    out.value = kInf;
+    return true;
+  }
+  const double b1 = bp.kappa * barrier_first_derivative(s, S);
+  if (!(b1 <= 0.0)) return false;
+  const double b2 = bp.kappa * barrier_second_derivative(s, S);
+  out.active = true;
+  out.value = bp.kappa * barrier(s, S);
+  out.gradient = b1 * g;
+  const double c = std::max(b2 + b1 / (2.0 * d2), 0.0);
+  const Vec3 gp = g.template head<3>();
+  out.hessian.template topLeftCorner<3, 3>().noalias() = (c * gp) * gp.transpose();
   return true;
 }
 
@@ -262,6 +471,10 @@ double edge_edge_barrier_energy(const Vec3& ea0, const Vec3& ea1, const Vec3& eb
 LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const BarrierParams& bp) {
   LocalEnergy<6> out;
   const double d2 = point_point_distance_sq(p0, p1);
+  if (bp.project_psd && (bp.fixed_points & 0x3u) == 0x2u &&
+      d2 - bp.xi * bp.xi < offset_barrier_threshold(bp.xi, bp.dhat) &&
+      free_point_barrier<6>(d2, point_point_distance_sq_gradient(p0, p1), bp, out))
+    return out;
   if (assemble<6>(d2, point_point_distance_sq_gradient(p0, p1), point_point_distance_sq_hessian(p0, p1), bp, out,
                   true) &&
       bp.project_psd)
@@ -281,6 +494,21 @@ LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1,
   LocalEnergy<9> out;
   const double d2 = point_edge_distance_sq(p, e0, e1, t);
   if (energy_of(d2, bp) == 0.0) return out;
+  if (bp.project_psd && (bp.fixed_points & 0x7u) == 0x6u &&
+      free_point_barrier<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), bp, out))
+    return out;
+  if (bp.project_psd && t == PointEdgeType::P_E && (bp.fixed_points & 0x7u) == 0x1u &&
+      d2 - bp.xi * bp.xi > 0.0) {
+    // A fixed point against a free edge: closed form.
+    double b1, b2;
+    barrier_derivatives(d2, bp, b1, b2);
+    if (fixed_point_segment_hessian<9>(out.hessian, 1, 2, e0, e1, p, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(d2 - bp.xi * bp.xi, offset_barrier_threshold(bp.xi, bp.dhat));
+      out.gradient = b1 * point_edge_distance_sq_gradient(p, e0, e1, t);
+      return out;
+    }
+  }
   if (assemble<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), point_edge_distance_sq_hessian(p, e0, e1, t), bp,
                   out, true) &&
       bp.project_psd) {
@@ -301,6 +529,42 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   const double d2 = point_triangle_distance_sq(p, t0, t1, t2, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
+  if (bp.project_psd && (bp.fixed_points & 0xFu) == 0xEu &&
+      free_point_barrier<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t), bp, out))
+    return out;
+  if (bp.project_psd && (bp.fixed_points & 0xFu) == 0x1u && d2 - bp.xi * bp.xi > 0.0 &&
+      (t == PointTriangleType::P_EAB || t == PointTriangleType::P_EBC || t == PointTriangleType::P_ECA)) {
+    // A fixed point against a free triangle's edge: closed form.
+    const int i0 = t == PointTriangleType::P_EAB ? 1 : t == PointTriangleType::P_EBC ? 2 : 3;
+    const int i1 = t == PointTriangleType::P_EAB ? 2 : t == PointTriangleType::P_EBC ? 3 : 1;
+    const Vec3* tv[4] = {&p, &t0, &t1, &t2};
+    double b1, b2;
+    barrier_derivatives(d2, bp, b1, b2);
+    if (fixed_point_segment_hessian<12>(out.hessian, i0, i1, *tv[i0], *tv[i1], p, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(d2 - bp.xi * bp.xi, S);
+      out.gradient = b1 * point_triangle_distance_sq_gradient(p, t0, t1, t2, t);
+      return out;
+    }
+  }
+  if (bp.project_psd && t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u) {
+    // A fixed point over a free triangle: the projected Hessian in closed form.
+    const double s = d2 - bp.xi * bp.xi;
+    if (s <= 0.0) {
+      out.active = true;
+      out.feasible = false;
+      out.value = kInf;
+      return out;
+    }
+    const double b1 = bp.kappa * barrier_first_derivative(s, S);
+    const double b2 = bp.kappa * barrier_second_derivative(s, S);
+    if (plane_fixed_point_hessian(out.hessian, p, t0, t1, t2, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(s, S);
+      out.gradient = b1 * point_triangle_distance_sq_gradient(p, t0, t1, t2, t);
+      return out;
+    }
+  }
   if (assemble<12>(d2, point_triangle_distance_sq_gradient(p, t0, t1, t2, t),
                    point_triangle_distance_sq_hessian(p, t0, t1, t2, t), bp, out, true) &&
       bp.project_psd) {
@@ -324,6 +588,43 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
   const double d2 = edge_edge_distance_sq(ea0, ea1, eb0, eb1, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
+  if (bp.project_psd && t == EdgeEdgeType::EA_EB &&
+      ((bp.fixed_points & 0xFu) == 0xCu || (bp.fixed_points & 0xFu) == 0x3u) &&
+      !(eps_x > 0.0 && edge_edge_mollifier_active(ea0, ea1, eb0, eb1, eps_x))) {
+    // A free edge against a fixed one: the projected Hessian in closed form.
+    const double s = d2 - bp.xi * bp.xi;
+    if (s <= 0.0) {
+      out.active = true;
+      out.feasible = false;
+      out.value = kInf;
+      return out;
+    }
+    const double b1 = bp.kappa * barrier_first_derivative(s, S);
+    const double b2 = bp.kappa * barrier_second_derivative(s, S);
+    if (line_line_fixed_edge_hessian(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(s, S);
+      out.gradient = b1 * edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t);
+      return out;
+    }
+  }
+  if (bp.project_psd && d2 - bp.xi * bp.xi > 0.0 &&
+      ((((t == EdgeEdgeType::EA_EB0 || t == EdgeEdgeType::EA_EB1) && (bp.fixed_points & 0xFu) == 0xCu)) ||
+       ((t == EdgeEdgeType::EA0_EB || t == EdgeEdgeType::EA1_EB) && (bp.fixed_points & 0xFu) == 0x3u)) &&
+      !(eps_x > 0.0 && edge_edge_mollifier_active(ea0, ea1, eb0, eb1, eps_x))) {
+    // A fixed edge's end point against a free edge: closed form.
+    const bool free_a = (bp.fixed_points & 0xFu) == 0xCu;
+    const Vec3& c = t == EdgeEdgeType::EA_EB0 ? eb0 : t == EdgeEdgeType::EA_EB1 ? eb1 : t == EdgeEdgeType::EA0_EB ? ea0 : ea1;
+    double b1, b2;
+    barrier_derivatives(d2, bp, b1, b2);
+    if (fixed_point_segment_hessian<12>(out.hessian, free_a ? 0 : 2, free_a ? 1 : 3, free_a ? ea0 : eb0,
+                                        free_a ? ea1 : eb1, c, b1, b2)) {
+      out.active = true;
+      out.value = bp.kappa * barrier(d2 - bp.xi * bp.xi, S);
+      out.gradient = b1 * edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t);
+      return out;
+    }
+  }
   if (!assemble<12>(d2, edge_edge_distance_sq_gradient(ea0, ea1, eb0, eb1, t),
                     edge_edge_distance_sq_hessian(ea0, ea1, eb0, eb1, t), bp, out, true))
     return out;

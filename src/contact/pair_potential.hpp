@@ -18,6 +18,10 @@
 // back zero: the nearest PSD matrix to the Hessian the solver actually sees, and for a
 // cloth point on an obstacle triangle a 3x3 eigen-problem instead of a 9x9 one. Only when
 // every point the potential depends on is free does the translation argument above apply.
+// The obstacle pairs of a drape (a free point against a fixed feature, a fixed point against
+// a free edge or triangle, a free edge against a fixed edge) get that projection in closed
+// form, from the distance's second-order expansion (pair_potential.cpp): the same matrix to
+// rounding, without the 12 x 12 distance Hessian.
 //
 // Outside the active range (d >= xi + dhat) everything is zero and `active` is false.
 // At or inside the offset (d <= xi) the pair is infeasible: value = +inf, derivatives zero

@@ -4,6 +4,7 @@
 #pragma once
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -20,6 +21,9 @@ namespace detail {
 // faster than Eigen::SelfAdjointEigenSolver at these sizes. a (row-major) is overwritten
 // with the eigenvectors as ROWS: a[k] belongs to d[k]. Returns false (a, d unusable) if
 // an eigenvalue did not converge in 60 QL sweeps or the input is not finite.
+template <int N>
+bool tridiagonal_ql(double (&a)[N][N], double (&d)[N], double (&e)[N]);
+
 template <int N>
 bool symmetric_eigen(double (&a)[N][N], double (&d)[N]) {
   double e[N];
@@ -82,6 +86,16 @@ bool symmetric_eigen(double (&a)[N][N], double (&d)[N]) {
     for (int j = i + 1; j < N; ++j) std::swap(a[i][j], a[j][i]);
   for (int i = 1; i < N; ++i) e[i - 1] = e[i];
   e[N - 1] = 0.0;
+  return tridiagonal_ql<N>(a, d, e);
+}
+
+// Implicit QL with shifts on the symmetric tridiagonal matrix with diagonal d and
+// off-diagonal e (e[i] couples i and i + 1; e[N - 1] = 0, overwritten), rotating the rows
+// of a (the basis the tridiagonal matrix is written in; the identity when it is given
+// tridiagonal): on return d holds the eigenvalues and a[k] d[k]'s eigenvector in the
+// original coordinates. False when an eigenvalue did not converge in 60 sweeps.
+template <int N>
+bool tridiagonal_ql(double (&a)[N][N], double (&d)[N], double (&e)[N]) {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   for (int l = 0; l < N; ++l) {
     int iter = 0, m;
@@ -170,6 +184,70 @@ inline Mat2 project_to_psd_2x2(const Mat2& A) {
   const double vv = v.squaredNorm();
   if (!(vv > 0.0)) return Mat2::Zero();
   return (lmax / vv) * v * v.transpose();
+}
+
+// The PSD projection of the symmetric tridiagonal T = [0 a 0; a b c; 0 c e] (the reduced
+// Hessian of a barrier between a free and a fixed edge, pair_potential.cpp) in closed form:
+// the eigenvalues of the characteristic cubic
+//   l^3 - (b + e) l^2 + (b e - a^2 - c^2) l + a^2 e
+// by the trigonometric formula, each polished by one Newton step; when one eigenvalue has
+// the sign the other two lack, its eigenvector (the longest cross product of two rows of
+// T - l I) gives P = T - l v v^T (one negative) or l v v^T (one positive). The error is of
+// the order of the rounding of T: the chosen eigenvalue is at least |l| from the others, so
+// the eigenvector's error times l stays ~ eps |T|. False (P unset) when the cross products
+// vanish to rounding (the caller then uses the QL).
+inline bool project_tridiagonal3_to_psd(double a, double b, double c, double e, double (&P)[3][3]) {
+  const double T[3][3] = {{0.0, a, 0.0}, {a, b, c}, {0.0, c, e}};
+  const double q = (b + e) / 3.0;
+  const double p1 = 2.0 * (a * a + c * c);
+  const double p2 = q * q + (b - q) * (b - q) + (e - q) * (e - q) + p1;
+  if (!(p2 > 0.0)) {  // T = 0
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) P[i][j] = 0.0;
+    return std::isfinite(p2);
+  }
+  const double pp = std::sqrt(p2 / 6.0);
+  // det((T - q I) / pp) / 2
+  const double m0 = -q / pp, m1 = (b - q) / pp, m2 = (e - q) / pp, ap = a / pp, cp = c / pp;
+  double r = 0.5 * (m0 * (m1 * m2 - cp * cp) - ap * (ap * m2));
+  r = std::min(1.0, std::max(-1.0, r));
+  const double phi = std::acos(r) / 3.0;
+  constexpr double kTwoPiThirds = 2.0943951023931954923;
+  double l[3] = {q + 2.0 * pp * std::cos(phi), 0.0, q + 2.0 * pp * std::cos(phi + kTwoPiThirds)};
+  l[1] = 3.0 * q - l[0] - l[2];  // l[0] >= l[1] >= l[2]
+  const double s1 = b + e, s2 = b * e - a * a - c * c, s3 = a * a * e;
+  for (double& x : l) {
+    const double f = ((x - s1) * x + s2) * x + s3, df = (3.0 * x - 2.0 * s1) * x + s2;
+    if (df != 0.0) {
+      const double y = x - f / df;
+      const double fy = ((y - s1) * y + s2) * y + s3;
+      if (std::abs(fy) < std::abs(f)) x = y;
+    }
+  }
+  const int neg = (l[0] < 0.0) + (l[1] < 0.0) + (l[2] < 0.0);
+  if (neg == 0 || neg == 3) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) P[i][j] = neg == 0 ? T[i][j] : 0.0;
+    return true;
+  }
+  const double lam = neg == 1 ? l[2] : l[0];
+  const Vec3 r0(-lam, a, 0.0), r1(a, b - lam, c), r2(0.0, c, e - lam);
+  Vec3 v = r0.cross(r1);
+  double vv = v.squaredNorm();
+  const Vec3 v02 = r0.cross(r2), v12 = r1.cross(r2);
+  if (const double n02 = v02.squaredNorm(); n02 > vv) v = v02, vv = n02;
+  if (const double n12 = v12.squaredNorm(); n12 > vv) v = v12, vv = n12;
+  const double scale = std::max(r0.squaredNorm(), std::max(r1.squaredNorm(), r2.squaredNorm()));
+  if (!(vv > 1e-20 * scale * scale) || !std::isfinite(vv)) return false;
+  v /= std::sqrt(vv);
+  const double lr = v.dot(Vec3(T[0][0] * v[0] + T[0][1] * v[1], T[1][0] * v[0] + T[1][1] * v[1] + T[1][2] * v[2],
+                               T[2][1] * v[1] + T[2][2] * v[2]));  // Rayleigh quotient
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) P[i][j] = neg == 1 ? T[i][j] - std::min(lr, 0.0) * v[i] * v[j] : lr * v[i] * v[j];
+  if (neg == 2 && !(lr > 0.0))
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) P[i][j] = 0.0;
+  return true;
 }
 
 template <int N>

@@ -1,6 +1,8 @@
 // Log barrier, its thickness-offset form, the per-pair barrier potentials and adaptive kappa.
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
+
 #include <cmath>
 #include <random>
 
@@ -327,6 +329,51 @@ TEST(PairPotential, FixedEdgeProjectionIsAThreeByThree) {
   EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
 }
 
+// The closed form of that projection (pair_potential.cpp, line_line_fixed_edge_hessian) over
+// random orientations, foot parameters from near one end to near the other, short and long
+// gaps, both edges in turn fixed: value and gradient are the unprojected potential's bit for
+// bit, the free block is the eigen-clamp of the raw 6 x 6 block, the fixed block is zero.
+TEST(PairPotential, FixedEdgeClosedFormMatchesTheProjection) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), f(0.02, 0.98), g(0.01, 0.99);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 2000 && tested < 300; ++k) {
+    // A random frame: edge a along ex through the origin, edge b along a random direction in
+    // the plane z = gap, crossing a's line above a point of a.
+    const Mat3 R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    const double la = 0.5 + f(rng), lb = 0.5 + f(rng), ang = 0.2 + 2.7 * g(rng);
+    const double sa = f(rng), sb = f(rng);
+    const BarrierParams base = params(false);
+    const double gap = base.xi + (0.02 + 0.97 * g(rng)) * base.dhat;
+    const Vec3 ea0 = Vec3::Zero(), ea1(la, 0, 0);
+    const Vec3 dir(std::cos(ang), std::sin(ang), 0.0);
+    const Vec3 foot(sa * la, 0, gap);
+    const Vec3 eb0 = foot - sb * lb * dir, eb1 = foot + (1.0 - sb) * lb * dir;
+    const Vec3 shift(u(rng), u(rng), u(rng));
+    const Vec3 x[4] = {R * ea0 + shift, R * ea1 + shift, R * eb0 + shift, R * eb1 + shift};
+    if (classify_edge_edge(x[0], x[1], x[2], x[3]) != EdgeEdgeType::EA_EB) continue;
+    for (const unsigned fixed : {0xCu, 0x3u}) {
+      BarrierParams bp = base;
+      bp.fixed_points = fixed;
+      const LocalEnergy<12> raw = edge_edge_barrier(x[0], x[1], x[2], x[3], 0.0, bp);
+      if (!raw.active || !raw.feasible) continue;
+      bp.project_psd = true;
+      const LocalEnergy<12> got = edge_edge_barrier(x[0], x[1], x[2], x[3], 0.0, bp);
+      ++tested;
+      EXPECT_EQ(got.value, raw.value);
+      EXPECT_TRUE(got.gradient == raw.gradient);
+      EXPECT_TRUE(got.active && got.feasible);
+      const int f0 = fixed == 0xCu ? 0 : 2, g0 = 2 - f0;
+      clamped += expect_clamp_of<6>(raw.hessian.block<6, 6>(3 * f0, 3 * f0), got.hessian.block<6, 6>(3 * f0, 3 * f0));
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * g0).norm()), 0.0);
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * f0, 3 * g0).norm()), 0.0);
+      EXPECT_EQ((got.hessian.block<6, 6>(3 * g0, 3 * f0).norm()), 0.0);
+    }
+  }
+  EXPECT_GE(tested, 300);
+  EXPECT_GE(clamped, 250);  // the zero diagonal of the reduced form: nearly always indefinite
+}
+
 // A fixed point over a free triangle (P_T): the free 9 x 9 block of the raw Hessian
 // vanishes on in-plane displacements with sum_i beta_i u_i = 0 (beta: the foot's
 // barycentric coordinates; pair_potential.cpp, project_plane_fixed_point), and the
@@ -367,6 +414,169 @@ TEST(PairPotential, FixedPointPlaneProjectionIsAFiveByFive) {
   }
   EXPECT_GE(tested, 40);
   EXPECT_GE(clamped, 10);  // the projection is exercised, not only the PSD early return
+}
+
+// The closed form of that projection (pair_potential.cpp, plane_fixed_point_hessian) over
+// random triangles, orientations, feet anywhere inside and gaps across the support: value and
+// gradient are the unprojected potential's bit for bit, the free block is the eigen-clamp of
+// the raw 9 x 9 block, the fixed point's rows and columns are zero.
+TEST(PairPotential, FixedPointPlaneClosedFormMatchesTheProjection) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), f(0.0, 1.0);
+  int tested = 0, clamped = 0;
+  for (int k = 0; k < 2000 && tested < 300; ++k) {
+    const Mat3 R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    const Vec3 t0(0, 0, 0), t1(0.5 + f(rng), 0.3 * u(rng), 0), t2(0.4 * u(rng), 0.5 + f(rng), 0);
+    double b1 = 0.02 + 0.96 * f(rng), b2 = 0.02 + 0.96 * f(rng);
+    if (b1 + b2 > 0.98) b1 = 0.98 - b1, b2 = 0.98 - b2;
+    const BarrierParams base = params(false);
+    const double gap = (u(rng) < 0 ? -1.0 : 1.0) * (base.xi + (0.02 + 0.97 * f(rng)) * base.dhat);
+    const Vec3 p = (1.0 - b1 - b2) * t0 + b1 * t1 + b2 * t2 + Vec3(0, 0, gap);
+    const Vec3 shift(u(rng), u(rng), u(rng));
+    const Vec3 x[4] = {R * p + shift, R * t0 + shift, R * t1 + shift, R * t2 + shift};
+    if (classify_point_triangle(x[0], x[1], x[2], x[3]) != PointTriangleType::P_T) continue;
+    BarrierParams bp = base;
+    bp.fixed_points = 0x1u;
+    const LocalEnergy<12> raw = point_triangle_barrier(x[0], x[1], x[2], x[3], bp);
+    if (!raw.active || !raw.feasible) continue;
+    bp.project_psd = true;
+    const LocalEnergy<12> got = point_triangle_barrier(x[0], x[1], x[2], x[3], bp);
+    ++tested;
+    EXPECT_EQ(got.value, raw.value);
+    EXPECT_TRUE(got.gradient == raw.gradient);
+    EXPECT_TRUE(got.active && got.feasible);
+    clamped += expect_clamp_of<9>(raw.hessian.block<9, 9>(3, 3), got.hessian.block<9, 9>(3, 3));
+    EXPECT_EQ((got.hessian.block<3, 12>(0, 0).norm()), 0.0);
+    EXPECT_EQ((got.hessian.block<12, 3>(0, 0).norm()), 0.0);
+  }
+  EXPECT_GE(tested, 300);
+  EXPECT_GE(clamped, 250);  // the zero in-plane block: nearly always indefinite
+}
+
+// A free point against a fixed triangle, edge or point (pair_potential.cpp,
+// free_point_barrier): over every distance type, value and gradient are the unprojected
+// potential's bit for bit and the point's block is the eigen-clamp of the raw 3 x 3 block
+// (rank one), the fixed points' rows and columns zero.
+TEST(PairPotential, FreePointProjectionIsRankOne) {
+  std::mt19937 rng(37);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Vec3 t0(0, 0, 0), t1(1, 0, 0), t2(0, 1, 0);
+  int tested[3] = {0, 0, 0};
+  for (int k = 0; k < 3000; ++k) {
+    const BarrierParams base = params(false);
+    // Points around the triangle's plane, inside its support at some distance type.
+    const Vec3 q(0.5 + 0.9 * u(rng), 0.5 + 0.9 * u(rng), 0.0);
+    const double reach = base.xi + base.dhat;
+    const Vec3 p = q + Vec3(0.3 * reach * u(rng), 0.3 * reach * u(rng), reach * u(rng));
+    BarrierParams bp = base;
+    auto check = [&](const auto& raw, const auto& got, int which) {
+      if (!raw.active || !raw.feasible) return;
+      ++tested[which];
+      EXPECT_EQ(got.value, raw.value);
+      EXPECT_TRUE(got.gradient == raw.gradient);
+      expect_clamp_of<3>(raw.hessian.template topLeftCorner<3, 3>(), got.hessian.template topLeftCorner<3, 3>());
+      const int n = static_cast<int>(raw.gradient.size());
+      EXPECT_EQ((got.hessian.bottomRows(n - 3).norm()), 0.0);
+      EXPECT_EQ((got.hessian.rightCols(n - 3).norm()), 0.0);
+    };
+    bp.fixed_points = 0xEu;
+    bp.project_psd = false;
+    const LocalEnergy<12> rt = point_triangle_barrier(p, t0, t1, t2, bp);
+    bp.project_psd = true;
+    check(rt, point_triangle_barrier(p, t0, t1, t2, bp), 0);
+    bp.fixed_points = 0x6u;
+    bp.project_psd = false;
+    const LocalEnergy<9> re = point_edge_barrier(p, t1, t2, bp);
+    bp.project_psd = true;
+    check(re, point_edge_barrier(p, t1, t2, bp), 1);
+    bp.fixed_points = 0x2u;
+    bp.project_psd = false;
+    const LocalEnergy<6> rp = point_point_barrier(p, t0, bp);
+    bp.project_psd = true;
+    check(rp, point_point_barrier(p, t0, bp), 2);
+  }
+  EXPECT_GE(tested[0], 300);
+  EXPECT_GE(tested[1], 30);
+  EXPECT_GE(tested[2], 5);
+}
+
+// A fixed point against the line of a free edge (pair_potential.cpp,
+// fixed_point_segment_hessian), as the point-edge distance of the point-edge, point-triangle
+// and edge-edge potentials: value and gradient are the unprojected potential's bit for bit,
+// the free 6 x 6 block is the eigen-clamp of the raw one, every other entry is zero.
+TEST(PairPotential, FixedPointFreeSegmentClosedForm) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), f(0.05, 0.95);
+  const BarrierParams base = params(false);
+  int tested[3] = {0, 0, 0}, clamped = 0;
+  auto check = [&](const auto& raw, const auto& got, int i0, int i1) {
+    const int n = static_cast<int>(raw.gradient.size()) / 3;
+    EXPECT_EQ(got.value, raw.value);
+    EXPECT_TRUE(got.gradient == raw.gradient);
+    MatN<6> B, G;
+    const int id[2] = {i0, i1};
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b) {
+        B.block<3, 3>(3 * a, 3 * b) = raw.hessian.template block<3, 3>(3 * id[a], 3 * id[b]);
+        G.block<3, 3>(3 * a, 3 * b) = got.hessian.template block<3, 3>(3 * id[a], 3 * id[b]);
+      }
+    clamped += expect_clamp_of<6>(B, G);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if ((a != i0 && a != i1) || (b != i0 && b != i1)) {
+          EXPECT_EQ((got.hessian.template block<3, 3>(3 * a, 3 * b).norm()), 0.0);
+        }
+  };
+  for (int k = 0; k < 3000; ++k) {
+    const Mat3 R = Eigen::Quaterniond::UnitRandom().toRotationMatrix();
+    const Vec3 shift(u(rng), u(rng), u(rng));
+    // Free segment along x, the point off its interior at a distance inside the support.
+    const double len = 0.5 + f(rng), at = f(rng) * len, ang = 3.14159 * u(rng);
+    const double gap = base.xi + (0.02 + 0.96 * f(rng)) * base.dhat;
+    const Vec3 q0 = R * Vec3(0, 0, 0) + shift, q1 = R * Vec3(len, 0, 0) + shift;
+    const Vec3 c = R * Vec3(at, gap * std::cos(ang), gap * std::sin(ang)) + shift;
+    BarrierParams bp = base;
+    switch (k % 3) {
+      case 0: {  // point-edge
+        if (classify_point_edge(c, q0, q1) != PointEdgeType::P_E) continue;
+        bp.fixed_points = 0x1u;
+        const LocalEnergy<9> raw = point_edge_barrier(c, q0, q1, bp);
+        if (!raw.active || !raw.feasible) continue;
+        bp.project_psd = true;
+        check(raw, point_edge_barrier(c, q0, q1, bp), 1, 2);
+        ++tested[0];
+        break;
+      }
+      case 1: {  // point-triangle, the foot on edge t1 t2 (the third vertex beyond it)
+        const Vec3 t0 = R * Vec3(at, -0.6, 0.0) + shift;
+        const Vec3 cc = R * Vec3(at, 0.2 * gap, -gap) + shift;  // above the edge, outside the face
+        if (classify_point_triangle(cc, t0, q0, q1) != PointTriangleType::P_EBC) continue;
+        bp.fixed_points = 0x1u;
+        const LocalEnergy<12> raw = point_triangle_barrier(cc, t0, q0, q1, bp);
+        if (!raw.active || !raw.feasible) continue;
+        bp.project_psd = true;
+        check(raw, point_triangle_barrier(cc, t0, q0, q1, bp), 2, 3);
+        ++tested[1];
+        break;
+      }
+      default: {  // edge-edge: fixed edge b starts at c and leaves a's line
+        const Vec3 away = (c - (q0 + (q1 - q0).dot(c - q0) / (q1 - q0).squaredNorm() * (q1 - q0))).normalized();
+        const Vec3 eb1 = c + 0.5 * away + 0.1 * (R * Vec3(u(rng), u(rng), u(rng)));
+        if (classify_edge_edge(q0, q1, c, eb1) != EdgeEdgeType::EA_EB0) continue;
+        bp.fixed_points = 0xCu;
+        const LocalEnergy<12> raw = edge_edge_barrier(q0, q1, c, eb1, 0.0, bp);
+        if (!raw.active || !raw.feasible) continue;
+        bp.project_psd = true;
+        check(raw, edge_edge_barrier(q0, q1, c, eb1, 0.0, bp), 0, 1);
+        ++tested[2];
+        break;
+      }
+    }
+  }
+  EXPECT_GE(tested[0], 300);
+  EXPECT_GE(tested[1], 100);
+  EXPECT_GE(tested[2], 100);
+  EXPECT_GE(clamped, 300);
 }
 
 TEST(PairPotential, InactiveAndInfeasible) {

@@ -1,6 +1,8 @@
 // Smoothed friction functions, tangent bases, closest points and the lagged friction potential.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "contact/friction.hpp"
 #include "fd_util.hpp"
 
@@ -122,4 +124,41 @@ TEST(Friction, PotentialDerivativesStaticAndSliding) {
   EXPECT_EQ(z.gradient.norm(), 0.0);
   EXPECT_NEAR((z.hessian - (2.0 / eps) * mu_lambda * T * T.transpose()).norm(), 0.0, 1e-9);
   EXPECT_DOUBLE_EQ(z.value, mu_lambda * eps / 3.0);
+}
+
+// friction_potential_rows gives friction_potential's entries on the kept points' rows and
+// columns bit for bit (ContactModel::assemble_friction relies on it: the system is the same
+// with either), static and sliding, for every subset of 1-3 of the 4 points.
+TEST(Friction, RowsOfTheKeptPointsBitForBit) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto v3 = [&] { return Vec3(u(rng), u(rng), u(rng)); };
+  for (int trial = 0; trial < 40; ++trial) {
+    const Vec3 p = v3(), t0 = v3(), t1 = v3(), t2 = v3();
+    const TangentOperator<12> T = point_triangle_friction_operator(p, t0, t1, t2);
+    Vec12 dx;
+    for (int i = 0; i < 12; ++i) dx[i] = (trial % 2 ? 1e-2 : 1e-6) * u(rng);  // sliding / static
+    const double eps = 1e-4, ml = 3.0;
+    const LocalEnergy<12> full = friction_potential<12>(T, dx, ml, eps);
+    for (unsigned mask = 1; mask < 15; ++mask) {
+      int keep[4], n = 0;
+      for (int a = 0; a < 4; ++a)
+        if ((mask >> a) & 1u) keep[n++] = a;
+      auto check = [&](const auto& le) {
+        EXPECT_EQ(le.value, full.value);
+        const int m = 3 * n;
+        for (int i = 0; i < n; ++i)
+          for (int r = 0; r < 3; ++r) {
+            EXPECT_EQ(le.gradient[3 * i + r], full.gradient[3 * keep[i] + r]);
+            for (int j = 0; j < n; ++j)
+              for (int c = 0; c < 3; ++c)
+                EXPECT_EQ(le.hessian.data()[(3 * j + c) * m + 3 * i + r],
+                          full.hessian(3 * keep[i] + r, 3 * keep[j] + c));
+          }
+      };
+      if (n == 1) check(friction_potential_rows<1>(T, dx, ml, eps, keep));
+      if (n == 2) check(friction_potential_rows<2>(T, dx, ml, eps, keep));
+      if (n == 3) check(friction_potential_rows<3>(T, dx, ml, eps, keep));
+    }
+  }
 }

@@ -240,19 +240,32 @@ TangentOperator<12> edge_edge_friction_operator(const Vec3& ea0, const Vec3& ea1
 
 // ---------------------------------------------------------------- potential
 
+namespace {
+
+// What the full and the row-restricted potentials share, at tangential displacement u:
+// the value mu_lambda f0(|u|), f1(|u|) / |u| and the PSD-projected 2 x 2 inner Hessian.
+double friction_scalars(const Vec2& u, double mu_lambda, double eps, double& f1x, Mat2& inner) {
+  const double y = u.norm();
+  const double value = mu_lambda * friction_f0(y, eps);
+  f1x = friction_f1_over_x(y, eps);
+  inner = f1x * Mat2::Identity();
+  if (y > 0.0) inner += friction_df1_over_x(y, eps) * u * u.transpose();
+  inner = project_to_psd_2x2(inner);
+  return value;
+}
+
+}  // namespace
+
 template <int N>
 LocalEnergy<N> friction_potential(const TangentOperator<N>& T, const VecN<N>& dx, double mu_lambda, double eps) {
   LocalEnergy<N> out;
   if (mu_lambda == 0.0) return out;
   out.active = true;
   const Vec2 u = T.transpose() * dx;
-  const double y = u.norm();
-  out.value = mu_lambda * friction_f0(y, eps);
-  const double f1x = friction_f1_over_x(y, eps);
+  Mat2 inner;
+  double f1x;
+  out.value = friction_scalars(u, mu_lambda, eps, f1x, inner);
   out.gradient = (mu_lambda * f1x) * (T * u);
-  Mat2 inner = f1x * Mat2::Identity();
-  if (y > 0.0) inner += friction_df1_over_x(y, eps) * u * u.transpose();
-  inner = project_to_psd_2x2(inner);
   const TangentOperator<N> Ti = mu_lambda * T * inner;
   out.hessian.noalias() = Ti.lazyProduct(T.transpose());
   return out;
@@ -265,15 +278,12 @@ LocalEnergy<3 * K> friction_potential_rows(const TangentOperator<12>& T, const V
   if (mu_lambda == 0.0) return out;
   out.active = true;
   const Vec2 u = T.transpose() * dx;
-  const double y = u.norm();
-  out.value = mu_lambda * friction_f0(y, eps);
-  const double f1x = friction_f1_over_x(y, eps);
+  Mat2 inner;
+  double f1x;
+  out.value = friction_scalars(u, mu_lambda, eps, f1x, inner);
   TangentOperator<3 * K> Tk;
   for (int i = 0; i < K; ++i) Tk.template middleRows<3>(3 * i) = T.template middleRows<3>(3 * keep[i]);
   out.gradient = (mu_lambda * f1x) * (Tk * u);
-  Mat2 inner = f1x * Mat2::Identity();
-  if (y > 0.0) inner += friction_df1_over_x(y, eps) * u * u.transpose();
-  inner = project_to_psd_2x2(inner);
   const TangentOperator<3 * K> Ti = mu_lambda * Tk * inner;
   out.hessian.noalias() = Ti.lazyProduct(Tk.transpose());
   return out;

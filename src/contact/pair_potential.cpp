@@ -54,6 +54,22 @@ void project_active(MatN<3 * N>& H, const int* idx, int k, unsigned fixed) {
   }
 }
 
+// Which edge of an edge-edge pair is fixed, when exactly one is: f0, the first free point
+// (0: edge a free, b fixed; 2: the reverse), the fixed edge's direction e and one of its
+// points c3. False when both or neither edge is fixed.
+bool one_edge_fixed(unsigned fixed, const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, int& f0,
+                    Vec3& e, Vec3& c3) {
+  if ((fixed & 0xFu) == 0xCu) {
+    f0 = 0, e = eb1 - eb0, c3 = eb0;
+    return true;
+  }
+  if ((fixed & 0xFu) == 0x3u) {
+    f0 = 2, e = ea1 - ea0, c3 = ea0;
+    return true;
+  }
+  return false;
+}
+
 // The line-line distance of an edge against a FIXED edge with direction e (a cloth edge
 // crossing an obstacle edge, the most common contact on a mesh obstacle) does not change
 // when either point of the free edge moves along e: the common normal n = ea x eb and the
@@ -78,17 +94,7 @@ bool project_line_line_one_edge_fixed(Mat12& H, unsigned fixed, const Vec3& ea0,
                                       const Vec3& eb1, bool function_of_distance) {
   int f0;  // first free point: 0 (edge a free, b fixed) or 2
   Vec3 e, c3;  // the fixed edge's direction and one of its points
-  if ((fixed & 0xFu) == 0xCu) {
-    f0 = 0;
-    e = eb1 - eb0;
-    c3 = eb0;
-  } else if ((fixed & 0xFu) == 0x3u) {
-    f0 = 2;
-    e = ea1 - ea0;
-    c3 = ea0;
-  } else {
-    return false;
-  }
+  if (!one_edge_fixed(fixed, ea0, ea1, eb0, eb1, f0, e, c3)) return false;
   const double len = e.norm();
   if (!(len > 0.0) || !std::isfinite(len)) return false;
   const Vec3 u = e / len;
@@ -203,17 +209,7 @@ bool line_line_fixed_edge_hessian(Mat12& H, unsigned fixed, const Vec3& ea0, con
                                   const Vec3& eb1, double b1, double b2) {
   int f0;
   Vec3 e, c3;
-  if ((fixed & 0xFu) == 0xCu) {
-    f0 = 0;
-    e = eb1 - eb0;
-    c3 = eb0;
-  } else if ((fixed & 0xFu) == 0x3u) {
-    f0 = 2;
-    e = ea1 - ea0;
-    c3 = ea0;
-  } else {
-    return false;
-  }
+  if (!one_edge_fixed(fixed, ea0, ea1, eb0, eb1, f0, e, c3)) return false;
   const double len2 = e.squaredNorm();
   if (!(len2 > 0.0) || !std::isfinite(len2)) return false;
   MatN<6> P6;

@@ -15,6 +15,16 @@
 namespace weft {
 namespace {
 
+// The triangles of an n x n vertex grid numbered base + i n + j, two per cell.
+void append_grid_triangles(int n, int base, std::vector<Tri>& tris) {
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) {
+      const int a = base + i * n + j;
+      tris.push_back({a, a + n, a + 1});
+      tris.push_back({a + 1, a + n, a + n + 1});
+    }
+}
+
 // The same pairs as a search without the hash: every (vertex, triangle) through the exact
 // tests, and in the same order.
 TEST(SelfCollision, HashFindsTheBruteForcePairs) {
@@ -32,12 +42,7 @@ TEST(SelfCollision, HashFindsTheBruteForcePairs) {
         x0.insert(x0.end(), {i / (n - 1.0) + 0.01 * u(rng), y, j / (n - 1.0) + 0.01 * u(rng)});
         x1.insert(x1.end(), {x0[x0.size() - 3], y - s * 0.01, x0[x0.size() - 1]});
       }
-    for (int i = 0; i + 1 < n; ++i)
-      for (int j = 0; j + 1 < n; ++j) {
-        const int a = base + i * n + j;
-        tris.push_back({a, a + n, a + 1});
-        tris.push_back({a + 1, a + n, a + n + 1});
-      }
+    append_grid_triangles(n, base, tris);
   }
   std::vector<int> all_tris(tris.size()), verts(2 * n * n);
   for (size_t t = 0; t < tris.size(); ++t) all_tris[t] = static_cast<int>(t);
@@ -178,12 +183,7 @@ TEST(SelfCollision, NeighbourEdgesAreNoPairs) {
   const int n = 3;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) x.insert(x.end(), {0.01 * i, 0.0, 0.01 * j});
-  for (int i = 0; i + 1 < n; ++i)
-    for (int j = 0; j + 1 < n; ++j) {
-      const int a = i * n + j;
-      tris.push_back({a, a + n, a + 1});
-      tris.push_back({a + 1, a + n, a + n + 1});
-    }
+  append_grid_triangles(n, 0, tris);
   std::vector<int> key(n * n);
   for (int v = 0; v < n * n; ++v) key[v] = v;
   const std::vector<Edge> edges = self_collision_edges(tris, key);
@@ -303,12 +303,7 @@ TEST(SelfCollision, EdgePairsAreTheBruteForcePairs) {
       x1.insert(x1.end(), {p[0], p[1], p[2]});
       x0.insert(x0.end(), {p[0] - m[0], p[1] - m[1], p[2] - m[2]});
     }
-  for (int i = 0; i + 1 < n; ++i)
-    for (int j = 0; j + 1 < n; ++j) {
-      const int a = i * n + j;
-      tris.push_back({a, a + n, a + 1});
-      tris.push_back({a + 1, a + n, a + n + 1});
-    }
+  append_grid_triangles(n, 0, tris);
   std::vector<int> key(n * n);
   for (int v = 0; v < n * n; ++v) key[v] = v;
   const std::vector<Edge> edges = self_collision_edges(tris, key);

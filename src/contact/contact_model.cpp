@@ -847,13 +847,19 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
     std::sort(tmp.begin(), tmp.end());
   }
   for (int v : pts) vslot_[v] = -1;
+  // Each row's columns repeat once per pair sharing the two vertices (tens of times on a
+  // draped cloth): drop the repeats first by a mark per column (vslot_, reset right after),
+  // then sort the few distinct ones. The same list as sort + unique.
   out.clear();
   for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && tmp[j].first == tmp[i].first) ++j;
-    std::sort(tmp.begin() + i, tmp.begin() + j);
-    for (size_t k = i; k < j; ++k)
-      if (k == i || tmp[k].second != tmp[k - 1].second) out.push_back(tmp[k]);
+    const size_t first = out.size();
+    size_t j = i;
+    for (; j < n && tmp[j].first == tmp[i].first; ++j) {
+      int& seen = vslot_[tmp[j].second];
+      if (seen < 0) seen = 0, out.push_back(tmp[j]);
+    }
+    for (size_t k = first; k < out.size(); ++k) vslot_[out[k].second] = -1;
+    std::sort(out.begin() + first, out.end());
     i = j;
   }
   timers_.couplings += static_cast<long>(out.size());

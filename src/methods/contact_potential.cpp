@@ -125,7 +125,7 @@ void ContactPotential::begin_iteration() {
   proximity_current_ = false;  // x moves in this iteration's line search
   {
     ContactScope scope(&model_->timers(), ContactPhase::Couplings);
-    std::vector<std::pair<int, int>> couplings;
+    std::vector<std::pair<int, int>>& couplings = couplings_;
     model_->active_couplings(xf_, couplings);
     map_couplings(couplings);
     bool rebuilt = false;

@@ -91,6 +91,7 @@ class ContactPotential final : public GlobalTerm {
   // The entries of xf_trial_ that hold values (the rest NaN, like xf_ outside the halo's
   // known vertices): a trial resets these and writes the known ones, O(owned + halo).
   std::vector<int> trial_filled_;
+  std::vector<std::pair<int, int>> couplings_;  // begin_iteration's coupling list (kept: no allocation per iteration)
   int stage_contact_ = 0;
 };
 

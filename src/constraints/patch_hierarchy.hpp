@@ -164,11 +164,14 @@ void PatchHierarchy::leaf_pair(int a, int b, F& f) const {
     for (int i = A.eb; i < A.ee; ++i) {
       const Vec3 &el = elo_[i], &eh = ehi_[i];
       if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
-      for (std::uint32_t m = all & ~leaf_touch_[i]; m != 0; m &= m - 1) {
-        const Cand& c = cand[__builtin_ctz(m)];
-        if ((el.array() > c.hi.array()).any() || (eh.array() < c.lo.array()).any()) continue;
-        f(edge_order_[i], c.t);
+      std::uint32_t hit = 0;  // as below: the box tests into a mask, no branch per triangle
+      for (int j = 0; j < nc; ++j) {
+        const Cand& c = cand[j];
+        const bool out = (el[0] > c.hi[0]) | (el[1] > c.hi[1]) | (el[2] > c.hi[2]) | (eh[0] < c.lo[0]) |
+                         (eh[1] < c.lo[1]) | (eh[2] < c.lo[2]);
+        hit |= static_cast<std::uint32_t>(!out) << j;
       }
+      for (std::uint32_t m = hit & all & ~leaf_touch_[i]; m != 0; m &= m - 1) f(edge_order_[i], cand[__builtin_ctz(m)].t);
     }
     return;
   }
@@ -177,9 +180,17 @@ void PatchHierarchy::leaf_pair(int a, int b, F& f) const {
     const Edge& E = edges_[e];
     const Vec3 &el = elo_[i], &eh = ehi_[i];
     if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
+    // The candidates' box tests into a bit mask without a branch per candidate (their
+    // outcomes at a seam are unpredictable), then the overlapping ones in order.
+    std::uint32_t hit = 0;
     for (int j = 0; j < nc; ++j) {
       const Cand& c = cand[j];
-      if ((el.array() > c.hi.array()).any() || (eh.array() < c.lo.array()).any()) continue;
+      const bool out = (el[0] > c.hi[0]) | (el[1] > c.hi[1]) | (el[2] > c.hi[2]) | (eh[0] < c.lo[0]) |
+                       (eh[1] < c.lo[1]) | (eh[2] < c.lo[2]);
+      hit |= static_cast<std::uint32_t>(!out) << j;
+    }
+    for (; hit != 0; hit &= hit - 1) {
+      const Cand& c = cand[__builtin_ctz(hit)];
       const Tri& T = tris_[c.t];
       if (T[0] == E[0] || T[1] == E[0] || T[2] == E[0] || T[0] == E[1] || T[1] == E[1] || T[2] == E[1]) continue;
       f(e, c.t);

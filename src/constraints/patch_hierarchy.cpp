@@ -67,6 +67,18 @@ void PatchHierarchy::build(const std::vector<Tri>& tris, const std::vector<Edge>
     Node& N = nodes_[n];
     if (N.left >= 0) N.eb = nodes_[N.left].eb, N.ee = nodes_[N.right].ee;
   }
+  leaf_touch_.assign(edge_order_.size(), 0);
+  for (const Node& N : nodes_) {
+    if (N.left >= 0) continue;
+    for (int i = N.eb; i < N.ee; ++i) {
+      const Edge& E = edges[edge_order_[i]];
+      for (int j = N.tb; j < N.te; ++j) {
+        const Tri& T = tris[tri_order_[j]];
+        if (T[0] == E[0] || T[1] == E[0] || T[2] == E[0] || T[0] == E[1] || T[1] == E[1] || T[2] == E[1])
+          leaf_touch_[i] |= 1u << (j - N.tb);
+      }
+    }
+  }
   tri_pos_.assign(tris.size(), -1);
   for (size_t j = 0; j < tri_order_.size(); ++j) tri_pos_[tri_order_[j]] = static_cast<int>(j);
   edge_pos_.assign(edges.size(), -1);

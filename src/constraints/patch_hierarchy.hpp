@@ -16,6 +16,7 @@
 // result get the same answer as from any other broad phase.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "core/types.hpp"
@@ -43,6 +44,7 @@ class PatchHierarchy {
 
  private:
   static constexpr int kLeafTriangles = 16;  // at most this many triangles in a leaf
+  static_assert(kLeafTriangles <= 32, "leaf_touch_ holds a leaf's triangles in 32 bits");
   struct Node {
     int left = -1, right = -1;
     int tb = 0, te = 0;  // triangles tri_order_[tb, te)
@@ -81,6 +83,9 @@ class PatchHierarchy {
   // refits the primitives of the marked vertices alone (a few dozen per final-check round,
   // not a pass over every primitive).
   std::vector<int> vtri_start_, vtri_, vedge_start_, vedge_, leaf_of_tri_;
+  // Per edge position i in edge_order_: bit j set when its leaf's triangle tri_order_[tb + j]
+  // shares a vertex with it (a leaf against itself skips those before their box test).
+  std::vector<std::uint32_t> leaf_touch_;
   long flat_count_ = 0;
 };
 
@@ -151,14 +156,41 @@ void PatchHierarchy::leaf_pair(int a, int b, F& f) const {
     ++nc;
   }
   if (nc == 0) return;
+  if (a == b) {
+    // Within one leaf (every triangle a candidate, cand[j] its triangle tb + j): the triangles
+    // sharing a vertex with the edge (about half of them) are skipped by the topology mask
+    // before their box test. The same pairs, in the same order.
+    const std::uint32_t all = nc == 32 ? ~0u : (1u << nc) - 1;
+    for (int i = A.eb; i < A.ee; ++i) {
+      const Vec3 &el = elo_[i], &eh = ehi_[i];
+      if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
+      std::uint32_t hit = 0;  // as below: the box tests into a mask, no branch per triangle
+      for (int j = 0; j < nc; ++j) {
+        const Cand& c = cand[j];
+        const bool out = (el[0] > c.hi[0]) | (el[1] > c.hi[1]) | (el[2] > c.hi[2]) | (eh[0] < c.lo[0]) |
+                         (eh[1] < c.lo[1]) | (eh[2] < c.lo[2]);
+        hit |= static_cast<std::uint32_t>(!out) << j;
+      }
+      for (std::uint32_t m = hit & all & ~leaf_touch_[i]; m != 0; m &= m - 1) f(edge_order_[i], cand[__builtin_ctz(m)].t);
+    }
+    return;
+  }
   for (int i = A.eb; i < A.ee; ++i) {
     const int e = edge_order_[i];
     const Edge& E = edges_[e];
     const Vec3 &el = elo_[i], &eh = ehi_[i];
     if ((el.array() > chi.array()).any() || (eh.array() < clo.array()).any()) continue;
+    // The candidates' box tests into a bit mask without a branch per candidate (their
+    // outcomes at a seam are unpredictable), then the overlapping ones in order.
+    std::uint32_t hit = 0;
     for (int j = 0; j < nc; ++j) {
       const Cand& c = cand[j];
-      if ((el.array() > c.hi.array()).any() || (eh.array() < c.lo.array()).any()) continue;
+      const bool out = (el[0] > c.hi[0]) | (el[1] > c.hi[1]) | (el[2] > c.hi[2]) | (eh[0] < c.lo[0]) |
+                       (eh[1] < c.lo[1]) | (eh[2] < c.lo[2]);
+      hit |= static_cast<std::uint32_t>(!out) << j;
+    }
+    for (; hit != 0; hit &= hit - 1) {
+      const Cand& c = cand[__builtin_ctz(hit)];
       const Tri& T = tris_[c.t];
       if (T[0] == E[0] || T[1] == E[0] || T[2] == E[0] || T[0] == E[1] || T[1] == E[1] || T[2] == E[1]) continue;
       f(e, c.t);

@@ -66,6 +66,27 @@ std::uint64_t SpatialHash::hash(std::int64_t i, std::int64_t j, std::int64_t k) 
 
 namespace {
 
+// Queries [g0, g1) of n go together (one hash scan for the group) while their union box
+// stays within twice the largest member's side: box_of(m, lo, hi) fills member m's query
+// box into qlo / qhi[m - g0] (group members at most); glo, ghi is the group's union. Returns g1.
+template <class BoxOf>
+size_t grow_group(size_t g0, size_t n, size_t group, const BoxOf& box_of, Vec3* qlo, Vec3* qhi, Vec3& glo,
+                  Vec3& ghi) {
+  box_of(g0, qlo[0], qhi[0]);
+  glo = qlo[0], ghi = qhi[0];
+  double side = (qhi[0] - qlo[0]).maxCoeff();
+  size_t g1 = g0 + 1;
+  for (; g1 < n && g1 - g0 < group; ++g1) {
+    const size_t k = g1 - g0;
+    box_of(g1, qlo[k], qhi[k]);
+    const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
+    const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
+    if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
+    glo = ulo, ghi = uhi, side = s2;
+  }
+  return g1;
+}
+
 // The hash's cell size: the mean of the boxes' largest sides.
 double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) {
   double e = 0.0;
@@ -163,18 +184,8 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   std::vector<RingMark> ring(rings.start.size() - 1);
   Vec3 qlo[kGroup], qhi[kGroup];  // the group's members' boxes
   for (size_t g0 = 0; g0 < nq;) {
-    vertex_box(g0, qlo[0], qhi[0]);
-    Vec3 glo = qlo[0], ghi = qhi[0];
-    double side = (qhi[0] - qlo[0]).maxCoeff();
-    size_t g1 = g0 + 1;
-    for (; g1 < nq && g1 - g0 < kGroup; ++g1) {
-      const size_t k = g1 - g0;
-      vertex_box(g1, qlo[k], qhi[k]);
-      const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
-      const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
-      if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
-      glo = ulo, ghi = uhi, side = s2;
-    }
+    Vec3 glo, ghi;
+    const size_t g1 = grow_group(g0, nq, kGroup, vertex_box, qlo, qhi, glo, ghi);
     const int stamp = static_cast<int>(g0);
     for (size_t m = g0; m < g1; ++m) {
       const int bit = 1 << (m - g0), q = verts[m];
@@ -343,18 +354,8 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     lo_m = lo[edge_subset[m]].array() - reach, hi_m = hi[edge_subset[m]].array() + reach;
   };
   for (size_t g0 = 0; g0 < ns;) {
-    query_box(g0, qlo[0], qhi[0]);
-    Vec3 glo = qlo[0], ghi = qhi[0];
-    double side = (qhi[0] - qlo[0]).maxCoeff();
-    size_t g1 = g0 + 1;
-    for (; g1 < ns && g1 - g0 < kGroup; ++g1) {
-      const size_t k = g1 - g0;
-      query_box(g1, qlo[k], qhi[k]);
-      const Vec3 ulo = glo.cwiseMin(qlo[k]), uhi = ghi.cwiseMax(qhi[k]);
-      const double s2 = std::max(side, (qhi[k] - qlo[k]).maxCoeff());
-      if (!((uhi - ulo).maxCoeff() <= 2.0 * s2)) break;
-      glo = ulo, ghi = uhi, side = s2;
-    }
+    Vec3 glo, ghi;
+    const size_t g1 = grow_group(g0, ns, kGroup, query_box, qlo, qhi, glo, ghi);
     const int stamp = static_cast<int>(g0);
     int first = edge_subset[g0];  // the group's smallest index
     int ends[2 * kGroup], end_bits[2 * kGroup], nends = 0;

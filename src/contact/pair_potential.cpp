@@ -251,6 +251,20 @@ inline void barrier_derivatives(double d2, const BarrierParams& bp, double& b1, 
   b2 = bp.kappa * barrier_second_derivative(s, S);
 }
 
+// A closed-form branch's start: at or inside the offset (s <= 0) the pair is infeasible
+// (`out` says so; false); otherwise b' and b'' as barrier_derivatives gives them.
+template <int M>
+bool feasible_derivatives(double d2, const BarrierParams& bp, LocalEnergy<M>& out, double& b1, double& b2) {
+  if (d2 - bp.xi * bp.xi <= 0.0) {
+    out.active = true;
+    out.feasible = false;
+    out.value = kInf;
+    return false;
+  }
+  barrier_derivatives(d2, bp, b1, b2);
+  return true;
+}
+
 // A fixed point p against a free triangle's plane (distance type P_T: an obstacle vertex
 // under the cloth). With beta the barycentric coordinates of p's foot, moving the triangle
 // within its plane changes the distance only through the foot's barycentric shift, to
@@ -546,14 +560,8 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
   if (bp.project_psd && t == PointTriangleType::P_T && (bp.fixed_points & 0xFu) == 0x1u) {
     // A fixed point over a free triangle: the projected Hessian in closed form.
     const double s = d2 - bp.xi * bp.xi;
-    if (s <= 0.0) {
-      out.active = true;
-      out.feasible = false;
-      out.value = kInf;
-      return out;
-    }
-    const double b1 = bp.kappa * barrier_first_derivative(s, S);
-    const double b2 = bp.kappa * barrier_second_derivative(s, S);
+    double b1, b2;
+    if (!feasible_derivatives(d2, bp, out, b1, b2)) return out;
     if (plane_fixed_point_hessian(out.hessian, p, t0, t1, t2, b1, b2)) {
       out.active = true;
       out.value = bp.kappa * barrier(s, S);
@@ -589,14 +597,8 @@ LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& 
       !(eps_x > 0.0 && edge_edge_mollifier_active(ea0, ea1, eb0, eb1, eps_x))) {
     // A free edge against a fixed one: the projected Hessian in closed form.
     const double s = d2 - bp.xi * bp.xi;
-    if (s <= 0.0) {
-      out.active = true;
-      out.feasible = false;
-      out.value = kInf;
-      return out;
-    }
-    const double b1 = bp.kappa * barrier_first_derivative(s, S);
-    const double b2 = bp.kappa * barrier_second_derivative(s, S);
+    double b1, b2;
+    if (!feasible_derivatives(d2, bp, out, b1, b2)) return out;
     if (line_line_fixed_edge_hessian(out.hessian, bp.fixed_points, ea0, ea1, eb0, eb1, b1, b2)) {
       out.active = true;
       out.value = bp.kappa * barrier(s, S);

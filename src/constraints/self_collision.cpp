@@ -87,6 +87,32 @@ size_t grow_group(size_t g0, size_t n, size_t group, const BoxOf& box_of, Vec3* 
   return g1;
 }
 
+// Per vertex, the bits of a query group's members whose closed one-ring holds it, valid for
+// one group (its stamp): a neighbour test is then one lookup per candidate instead of ring
+// scans per member. A new stamp clears a vertex's old bits on first touch.
+class RingMarks {
+ public:
+  explicit RingMarks(const VertexRings& rings) : rings_(rings), marks_(rings.start.size() - 1) {}
+  // Sets `bits` on v and on its one-ring, for the group `stamp`.
+  void mark(int v, int stamp, int bits) {
+    set(v, stamp, bits);
+    for (int e = rings_.start[v]; e < rings_.start[v + 1]; ++e) set(rings_.nbr[e], stamp, bits);
+  }
+  int mask(int v, int stamp) const { return marks_[v].stamp == stamp ? marks_[v].bits : 0; }
+
+ private:
+  struct Mark {
+    int stamp = -1, bits = 0;
+  };
+  void set(int v, int stamp, int bits) {
+    Mark& r = marks_[v];
+    if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
+    r.bits |= bits;
+  }
+  const VertexRings& rings_;
+  std::vector<Mark> marks_;
+};
+
 // The hash's cell size: the mean of the boxes' largest sides.
 double typical_extent(const std::vector<Vec3>& lo, const std::vector<Vec3>& hi) {
   double e = 0.0;
@@ -178,26 +204,16 @@ void find_self_collision_pairs(const std::vector<Tri>& tris, const std::vector<i
   // box overlaps per step on 128^2 hang_two_corners ~0.38 M are neighbours).
   constexpr size_t kGroup = 4;
   std::vector<int> seen(tri_subset.size(), -1);
-  struct RingMark {
-    int stamp = -1, bits = 0;  // bit m: the vertex is the group's member m or its neighbour
-  };
-  std::vector<RingMark> ring(rings.start.size() - 1);
+  RingMarks ring(rings);
   Vec3 qlo[kGroup], qhi[kGroup];  // the group's members' boxes
   for (size_t g0 = 0; g0 < nq;) {
     Vec3 glo, ghi;
     const size_t g1 = grow_group(g0, nq, kGroup, vertex_box, qlo, qhi, glo, ghi);
     const int stamp = static_cast<int>(g0);
     for (size_t m = g0; m < g1; ++m) {
-      const int bit = 1 << (m - g0), q = verts[m];
-      auto mark = [&](int v) {
-        RingMark& r = ring[v];
-        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
-        r.bits |= bit;
-      };
-      mark(q);
-      for (int e = rings.start[q]; e < rings.start[q + 1]; ++e) mark(rings.nbr[e]);
+      ring.mark(verts[m], stamp, 1 << (m - g0));
     }
-    auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
+    auto ring_mask = [&](int v) { return ring.mask(v, stamp); };
     const int members = (1 << (g1 - g0)) - 1;
     grid.query(glo, ghi, [&](int n) {
       // Each triangle once per group (a triangle in several of the group's cells, 0.37 M of
@@ -329,12 +345,8 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
     const int side = (facing0 ? d0 : d1) >= 0 ? 1 : -1;
     out.push_back({std::min(a, b), std::max(a, b), side});
   };
-  const int nv = static_cast<int>(rings.start.size()) - 1;
   std::vector<int> seen(edges.size(), -1);
-  struct RingMark {
-    int stamp = -1, bits = 0;  // bit m: the vertex is in the one-ring of the group's member m
-  };
-  std::vector<RingMark> ring(nv);
+  RingMarks ring(rings);
   std::vector<char> asks(edges.size(), 0);  // a pair of two asking edges is taken from the smaller
   for (int a : edge_subset) asks[a] = 1;
   const bool all_ask = std::count(asks.begin(), asks.end(), 1) == static_cast<long>(edges.size());
@@ -370,17 +382,8 @@ void find_self_collision_edge_pairs(const std::vector<Edge>& edges, const std::v
         end_bits[k] |= 1 << (m - g0);
       }
     }
-    for (int k = 0; k < nends; ++k) {
-      const int v = ends[k], bits = end_bits[k];
-      auto mark = [&](int w) {
-        RingMark& r = ring[w];
-        if (r.stamp != stamp) r.stamp = stamp, r.bits = 0;
-        r.bits |= bits;
-      };
-      mark(v);
-      for (int e = rings.start[v]; e < rings.start[v + 1]; ++e) mark(rings.nbr[e]);
-    }
-    auto ring_mask = [&](int v) { return ring[v].stamp == stamp ? ring[v].bits : 0; };
+    for (int k = 0; k < nends; ++k) ring.mark(ends[k], stamp, end_bits[k]);
+    auto ring_mask = [&](int v) { return ring.mask(v, stamp); };
     const int members = (1 << (g1 - g0)) - 1;
     auto visit = [&](int b) __attribute__((always_inline)) {
       if ((glo.array() > hi[b].array()).any() || (ghi.array() < lo[b].array()).any()) return;

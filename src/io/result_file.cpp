@@ -778,6 +778,43 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
   h5check_id(ag, "/checkpoint/arrays");
   for (const NamedArray& a : arrays) {
     const char* name = a.name.c_str();
+    // A distributed array whose entries the ranks hold between them, each once (an energy
+    // term's per-stencil values: each stencil lives on one rank): every rank writes its
+    // entries at their rows (runs of consecutive indices), no even-share copy.
+    long long held = a.distributed() ? static_cast<long long>(a.index.size()) : 0;
+    if (a.distributed()) MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_LONG_LONG, MPI_SUM, lv_.comm);
+    if (a.distributed() && held == a.whole && a.whole > 0) {
+      const std::vector<RowRun> runs = runs_of(a.index);
+      hsize_t rows = 0;
+      for (const RowRun& r : runs) rows += r.count;
+      int ascending = rows == a.index.size() && a.values.size() == a.index.size();  // (runs_of needs ascending ids)
+      MPI_Allreduce(MPI_IN_PLACE, &ascending, 1, MPI_INT, MPI_MIN, lv_.comm);
+      if (ascending) {
+        const hsize_t length = hsize_t(a.whole);
+        hid_t ds = -1;
+        if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
+          ds = H5Dopen2(ag, name, H5P_DEFAULT);
+          hid_t space = H5Dget_space(ds);
+          const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(length);
+          H5Sclose(space);
+          if (!same) {
+            H5Dclose(ds);
+            H5Ldelete(ag, name, H5P_DEFAULT);
+            ds = -1;
+          }
+        }
+        if (ds < 0) {
+          hid_t space = H5Screate_simple(1, &length, nullptr);
+          hid_t dcpl = unfilled_dcpl();
+          ds = h5check_id(H5Dcreate2(ag, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name);
+          H5Pclose(dcpl);
+          H5Sclose(space);
+        }
+        write_runs(ds, H5T_NATIVE_DOUBLE, -1, runs, 1, a.values.data(), name);
+        H5Dclose(ds);
+        continue;
+      }
+    }
     // This rank's rows: a distributed array's even share, a whole one's all on rank 0.
     long long begin = 0;
     const std::vector<double> share =

@@ -677,23 +677,43 @@ void ResultFile::write_vertex_rows(Vec x, hid_t type, const char* path, int fram
       write_rows(ds, nat_begin_, nat_end_, rows.a);
     return;
   }
-  // This rank's owned rows in input order, written where they are in the file.
+  // This rank's owned rows in input order, written where they are in the file, packed and
+  // written kRoundRows at a time (one collective write a round, as many rounds as the largest
+  // owned block needs): a packed copy of the whole block was frame 0's largest transient at
+  // more ranks than one (24 bytes an owned vertex).
+  constexpr size_t kRoundRows = size_t(1) << 18;
+  const size_t n = input_order_.size();
+  long long rounds = static_cast<long long>((n + kRoundRows - 1) / kRoundRows);
+  MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
+  if (frame >= 0) set_frames(file_, path, hsize_t(frame) + 1);
+  hid_t d = frame >= 0 ? H5Dopen2(file_, path, H5P_DEFAULT) : ds;
   ReadArray owned(x);
-  auto pack = [&](auto* out) {
-    for (size_t k = 0; k < input_order_.size(); ++k)
-      for (int d = 0; d < 3; ++d) out[3 * k + d] = owned.a[3 * input_order_[k] + d];
+  std::vector<RowRun> part;
+  size_t run = 0;
+  hsize_t used = 0;  // rows of input_runs_[run] written in earlier rounds
+  auto write = [&](auto* buffer) {
+    for (long long r = 0; r < rounds; ++r) {
+      const size_t k0 = std::min(n, static_cast<size_t>(r) * kRoundRows), k1 = std::min(n, k0 + kRoundRows);
+      part.clear();
+      for (hsize_t need = k1 - k0; need > 0;) {
+        const hsize_t take = std::min(need, input_runs_[run].count - used);
+        part.push_back({input_runs_[run].first + used, take});
+        used += take, need -= take;
+        if (used == input_runs_[run].count) ++run, used = 0;
+      }
+      for (size_t k = k0; k < k1; ++k)
+        for (int c = 0; c < 3; ++c) buffer[3 * (k - k0) + c] = owned.a[3 * input_order_[k] + c];
+      write_runs(d, type, frame, part, 3, buffer, path);
+    }
   };
   if (single) {
-    std::vector<float> rows(3 * input_order_.size());
-    pack(rows.data());
-    if (frame >= 0) write_frame_runs(file_, path, type, frame, input_runs_, 3, rows.data());
-    else write_runs(ds, type, -1, input_runs_, 3, rows.data(), path);
+    std::vector<float> rows(3 * std::min(n, kRoundRows));
+    write(rows.data());
   } else {
-    std::vector<double> rows(3 * input_order_.size());
-    pack(rows.data());
-    if (frame >= 0) write_frame_runs(file_, path, type, frame, input_runs_, 3, rows.data());
-    else write_runs(ds, type, -1, input_runs_, 3, rows.data(), path);
+    std::vector<double> rows(3 * std::min(n, kRoundRows));
+    write(rows.data());
   }
+  if (frame >= 0) H5Dclose(d);
 }
 
 void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats, const std::vector<Tri>* triangles) {

@@ -73,8 +73,11 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
 
   // Edges: bucket the 3 T half-edges by their smaller vertex (counting sort), then sort each
   // (small) bucket by (larger vertex, triangle) and keep the first of each run: linear,
-  // deterministic, and the edge's object is that of its lowest-numbered triangle.
-  std::vector<int> edge_object;  // per edge, then dropped when derived (below)
+  // deterministic, and the edge's object is that of its lowest-numbered triangle. The
+  // buckets are filled a block of vertices at a time (each block one pass over the
+  // triangles, at most ~1/8 of the half-edges held), and the edges counted before they are
+  // stored: at 4.2M vertices the whole bucket array (48 bytes a vertex) and the edge list's
+  // growth were the stepper setup's largest transient (issue 20).
   std::vector<int> start(static_cast<size_t>(num_vertices) + 1, 0);
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
@@ -85,29 +88,57 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
   struct Half {
     int b, t;
   };
-  std::vector<Half> half(start[num_vertices]);
-  {
-    std::vector<int> cursor(start.begin(), start.end() - 1);
-    for (int t = 0; t < nt; ++t)
-      for (int k = 0; k < 3; ++k) {
-        const int a = tris[t][k], b = tris[t][(k + 1) % 3];
-        if (a != b) half[cursor[std::min(a, b)]++] = {std::max(a, b), t};
-      }
-  }
-  for (int a = 0; a < num_vertices; ++a) {
-    auto first = half.begin() + start[a], last = half.begin() + start[a + 1];
-    std::sort(first, last, [](const Half& x, const Half& y) { return x.b < y.b || (x.b == y.b && x.t < y.t); });
-    for (auto it = first; it != last; ++it) {
-      if (it != first && std::prev(it)->b == it->b) continue;
-      s.edges.push_back({a, it->b});
-      edge_object.push_back(triangle_object[it->t]);
+  const int total_half = start[num_vertices];
+  const int block_half = std::max(1 << 20, total_half / 8);
+  // A triangle edge's object is derived from its first vertex (below) until one is not:
+  // only then is the per-edge table kept (from that edge back to the first).
+  std::vector<int> edge_object;
+  bool derived = true;
+  auto add_edge = [&](int a, int b, int object) {
+    if (derived && object != s.vertex_object[a]) {
+      derived = false;
+      edge_object.reserve(s.edges.capacity());
+      for (const Edge& e : s.edges) edge_object.push_back(s.vertex_object[e[0]]);
     }
+    s.edges.push_back({a, b});
+    if (!derived) edge_object.push_back(object);
+  };
+  std::vector<Half> half;
+  for (int pass = 0; pass < 2; ++pass) {  // count the edges, then store them (exact size)
+    long count = 0;
+    for (int a0 = 0; a0 < num_vertices;) {
+      int a1 = a0 + 1;  // vertices [a0, a1): at most block_half half-edges, at least one vertex
+      while (a1 < num_vertices && start[a1 + 1] - start[a0] <= block_half) ++a1;
+      half.resize(start[a1] - start[a0]);
+      std::vector<int> cursor(start.begin() + a0, start.begin() + a1);
+      for (int t = 0; t < nt; ++t)
+        for (int k = 0; k < 3; ++k) {
+          const int a = tris[t][k], b = tris[t][(k + 1) % 3], lo = std::min(a, b);
+          if (a != b && lo >= a0 && lo < a1) half[cursor[lo - a0]++ - start[a0]] = {std::max(a, b), t};
+        }
+      for (int a = a0; a < a1; ++a) {
+        auto first = half.begin() + (start[a] - start[a0]), last = half.begin() + (start[a + 1] - start[a0]);
+        std::sort(first, last, [](const Half& x, const Half& y) { return x.b < y.b || (x.b == y.b && x.t < y.t); });
+        for (auto it = first; it != last; ++it) {
+          if (it != first && std::prev(it)->b == it->b) continue;
+          if (pass == 0)
+            ++count;
+          else
+            add_edge(a, it->b, triangle_object[it->t]);
+        }
+      }
+      a0 = a1;
+    }
+    if (pass == 0) s.edges.reserve(static_cast<size_t>(count) + segments.size());
   }
+  half = std::vector<Half>();
+  start = std::vector<int>();
   s.num_triangle_edges = static_cast<int>(s.edges.size());
 
   // Segments: normalised to a < b, sorted by (a, b, input index); the first of each run is
   // kept unless it is a triangle edge (those are in `edges` already, sorted: binary search).
   std::vector<char> codim(num_vertices, 0);
+  std::vector<int> seg_object;  // per segment edge
   {
     struct Seg {
       int a, b, i;
@@ -127,7 +158,7 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
       const Edge e{g.a, g.b};
       if (std::binary_search(s.edges.begin(), s.edges.begin() + s.num_triangle_edges, e)) continue;
       s.edges.push_back(e);
-      edge_object.push_back(segment_object[g.i]);
+      seg_object.push_back(segment_object[g.i]);
       codim[g.a] = codim[g.b] = 1;
     }
     // A vertex on no triangle takes the object of the first segment (input order) on it.
@@ -145,21 +176,29 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
     s.vertex_object[v] = point_object[i];
     codim[v] = 2;
   }
+  {
+    size_t nv = 0;
+    for (int v = 0; v < num_vertices; ++v) nv += s.vertex_object[v] >= 0;
+    s.vertices.reserve(nv);  // (held for the run: exact size)
+  }
   for (int v = 0; v < num_vertices; ++v) {
     if (s.vertex_object[v] < 0) continue;
     s.vertices.push_back(v);
     if (codim[v]) s.codim_vertices.push_back(v);
     if (codim[v] == 2) s.points.push_back(v);
   }
-  // Kept for the run: no growth slack (edges ~3 per cloth vertex, appended one by one).
-  for (auto* a : {&s.vertices, &s.codim_vertices, &s.points}) a->shrink_to_fit();
-  s.edges.shrink_to_fit();
+  // Kept for the run: no growth slack.
+  for (auto* a : {&s.codim_vertices, &s.points}) a->shrink_to_fit();
+  s.edges.shrink_to_fit();  // (reserved exactly: no copy unless segments repeat triangle edges)
   // Objects do not share vertices in a scene, so an edge's object is its first vertex's
   // and no table is kept (12 bytes per cloth vertex on every rank); only input where
   // objects meet at a vertex keeps one.
-  bool derived = true;
-  for (size_t e = 0; e < s.edges.size() && derived; ++e) derived = edge_object[e] == s.vertex_object[s.edges[e][0]];
+  for (size_t k = 0; k < seg_object.size() && derived; ++k)
+    derived = seg_object[k] == s.vertex_object[s.edges[s.num_triangle_edges + k][0]];
   if (!derived) {
+    if (edge_object.empty())  // (the triangle edges' objects were all derived)
+      for (int e = 0; e < s.num_triangle_edges; ++e) edge_object.push_back(s.vertex_object[s.edges[e][0]]);
+    edge_object.insert(edge_object.end(), seg_object.begin(), seg_object.end());
     edge_object.shrink_to_fit();
     s.edge_object_table = std::move(edge_object);
   }

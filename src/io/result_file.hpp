@@ -28,6 +28,11 @@ struct Checkpoint {
   NamedArrays arrays;            // the stepper's own state (Stepper::save), by name
 };
 
+// Rows [first, first + count) of a dataset.
+struct RowRun {
+  hsize_t first = 0, count = 0;
+};
+
 class ResultFile {
  public:
   // Create (truncate) `path` and write /mesh. Collective.
@@ -57,10 +62,16 @@ class ResultFile {
  private:
   void open_scatter();
   // The Vec whose array is this rank's natural block of the solver-order Vec x, 3 per
-  // vertex: x itself where the orders agree (identity_), else natural_ filled by the scatter.
+  // vertex: x itself where the orders agree (identity_), else natural_ filled by the scatter
+  // (tearing only: the torn strain ratios read the whole positions).
   Vec natural_of(Vec x);
+  // Write the per-vertex rows of x (3 values a vertex, as type) to frame `frame` of the
+  // series at `path`, or (frame < 0) to the (n, 3) dataset ds: this rank's natural block,
+  // or its owned rows where they are in the file (by_input_).
+  void write_vertex_rows(Vec x, hid_t type, const char* path, int frame, hid_t ds);
   // Largest singular value of each local triangle over its strain limit (1 where it has
-  // none), in this rank's natural block of triangles.
+  // none): in this rank's natural block of triangles, or (tri_runs_ non-empty) in the
+  // order of LocalView's triangles.
   void strain_ratios(Vec x, std::vector<float>& out);
   void torn_strain_ratios(const double* natural, const std::vector<Tri>& tris, std::vector<float>& out);
   double strain_ratio(int t, const Vec9& xt) const;
@@ -75,6 +86,11 @@ class ResultFile {
   std::int64_t bytes_ = 0;
   int nat_begin_ = 0, nat_end_ = 0;  // natural (input order) block of this rank
   bool identity_ = false;            // natural block == owned block, same order (no scatter)
+  // Otherwise (no tearing) each rank writes its owned rows at their input rows: its owned
+  // vertices in input order (local indices) and the runs of consecutive input ids they make.
+  bool by_input_ = false;
+  std::vector<int> input_order_;
+  std::vector<RowRun> input_runs_;
   Vec natural_ = nullptr;
   VecScatter scatter_ = nullptr;
   bool velocities_ = false, strain_ratio_ = false;  // optional per-frame fields in the file
@@ -82,8 +98,9 @@ class ResultFile {
   std::vector<XdmfBlock> blocks_;  // per object, from write_view (OUT.xdmf reuses them)
   int tri_begin_ = 0, tri_end_ = 0;                 // natural (case order) block of triangles
   bool tri_identity_ = false;       // local triangles == natural block of triangles, same order
-  Vec tri_local_ = nullptr, tri_natural_ = nullptr;
-  VecScatter tri_scatter_ = nullptr;
+  // Otherwise each rank writes its local triangles' ratios at their rows (LocalView's
+  // triangles: ascending ids), runs of consecutive ids.
+  std::vector<RowRun> tri_runs_;
 };
 
 // Read the checkpoint of a result file: x and v of lv's local vertices (see Checkpoint);

@@ -18,6 +18,27 @@ constexpr size_t kMinRun = 16;
 
 size_t run_length(size_t n) { return std::max(kMinRun, (n + kMaxRunsPerKind - 1) / kMaxRunsPerKind); }
 
+// The first index i in [from, n) with key(i) >= v (keys ascending over [from, n)): steps
+// doubling from `from`, then a binary search, so a search that moves little costs little.
+template <typename Key>
+size_t gallop(size_t from, size_t n, int v, const Key& key) {
+  size_t lo = from, hi = from, step = 1;  // key(i) < v for every i < lo
+  while (hi < n && key(hi) < v) {
+    lo = hi + 1;
+    hi += step;
+    step <<= 1;
+  }
+  hi = std::min(hi, n);
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (key(mid) < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 }  // namespace
 
 ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm,
@@ -52,28 +73,20 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
     std::sort(support.begin(), support.end());
     support.erase(std::unique(support.begin(), support.end()), support.end());
     support_ = std::move(support);
+    for (auto* a : {&own_points_, &own_particles_, &own_edges_, &own_triangles_}) a->shrink_to_fit();  // (held)
 
     mark_.assign(nv, 0);
     known_mark_.assign(nv, 0);
-    // adjacency for the active lists (built once: storage of the whole surface). A
-    // triangle is listed at its smallest vertex only, the one the active lists find it from
-    // (a third of a vertex -> triangles table).
+    // The triangles by smallest vertex, the one the active lists find a triangle from (each
+    // triangle once), ascending ids within a vertex: a counting sort whose offsets are
+    // dropped (update_known finds a vertex's run by search; edges are sorted by first vertex
+    // already): 8 bytes a vertex less on every rank than offset tables (issue 20).
     auto smallest = [](const Tri& t) { return std::min(t[0], std::min(t[1], t[2])); };
-    vt_start_.assign(nv + 1, 0);
-    for (const Tri& t : surface_.triangles) ++vt_start_[smallest(t) + 1];
-    for (int v = 0; v < nv; ++v) vt_start_[v + 1] += vt_start_[v];
-    vt_.resize(vt_start_[nv]);
-    {
-      std::vector<int> fill(vt_start_.begin(), vt_start_.end() - 1);
-      for (size_t t = 0; t < surface_.triangles.size(); ++t) vt_[fill[smallest(surface_.triangles[t])]++] = static_cast<int>(t);
-    }
-    te_start_.assign(nv + 1, 0);
-    if (surface_.num_segments() > 0) se_start_.assign(nv + 1, 0);  // (none without rods)
-    for (size_t e = 0; e < surface_.edges.size(); ++e)
-      ++(surface_.is_segment(static_cast<int>(e)) ? se_start_ : te_start_)[surface_.edges[e][0] + 1];
-    for (int v = 0; v < nv; ++v) te_start_[v + 1] += te_start_[v];
-    if (!se_start_.empty())
-      for (int v = 0; v < nv; ++v) se_start_[v + 1] += se_start_[v];
+    std::vector<int> start(static_cast<size_t>(nv) + 1, 0);
+    for (const Tri& t : surface_.triangles) ++start[smallest(t) + 1];
+    for (int v = 0; v < nv; ++v) start[v + 1] += start[v];
+    vt_.resize(start[nv]);
+    for (size_t t = 0; t < surface_.triangles.size(); ++t) vt_[start[smallest(surface_.triangles[t])]++] = static_cast<int>(t);
   }
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   if (ranks_ == 1) {
@@ -382,25 +395,38 @@ void ContactHalo::update_known() {
   for (int v = lo; v < hi; ++v) known_.push_back(v), known_mark_[v] = 1;
   known_.insert(known_.end(), split, extra.end());
   // The primitives whose vertices are all known, each found once: a triangle from its
-  // smallest vertex, an edge {a, b} from a (ascending edge ids, see te_start_).
+  // smallest vertex, an edge {a, b} from a (ascending edge ids). active_.points ascends, so
+  // each vertex's run (of vt_, of the triangle edges, of the segments) is found by a
+  // galloping search from where the previous one ended: O(known log gap), never O(surface).
   active_.points.clear();
   active_.triangles.clear();
   active_.edges.clear();
   for (int v : known_)
     if (surface_.vertex_object[v] >= 0) active_.points.push_back(v);
-  for (int v : active_.points)
-    for (int j = vt_start_[v]; j < vt_start_[v + 1]; ++j) {
+  auto smallest = [&](size_t j) {
+    const Tri& t = surface_.triangles[vt_[j]];
+    return std::min(t[0], std::min(t[1], t[2]));
+  };
+  size_t j = 0;
+  for (int v : active_.points) {
+    j = gallop(j, vt_.size(), v, smallest);
+    for (; j < vt_.size() && smallest(j) == v; ++j) {
       const Tri& t = surface_.triangles[vt_[j]];  // (v is its smallest vertex)
       if (known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]]) active_.triangles.push_back(vt_[j]);
     }
+  }
   std::sort(active_.triangles.begin(), active_.triangles.end());
+  const size_t nte = surface_.num_triangle_edges, ne = surface_.edges.size();
+  auto first_vertex = [&](size_t e) { return surface_.edges[e][0]; };
+  size_t e = 0;
   for (int v : active_.points)
-    for (int e = te_start_[v]; e < te_start_[v + 1]; ++e)
-      if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
-  if (!se_start_.empty())
+    for (e = gallop(e, nte, v, first_vertex); e < nte && first_vertex(e) == v; ++e)
+      if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(static_cast<int>(e));
+  e = nte;
+  if (ne > nte)
     for (int v : active_.points)
-      for (int e = surface_.num_triangle_edges + se_start_[v]; e < surface_.num_triangle_edges + se_start_[v + 1]; ++e)
-        if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(e);
+      for (e = gallop(e, ne, v, first_vertex); e < ne && first_vertex(e) == v; ++e)
+        if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(static_cast<int>(e));
 }
 
 void ContactHalo::keep(const std::vector<int>& ids) {

@@ -128,11 +128,10 @@ class ContactHalo {
   std::vector<char> known_mark_;  // per vertex: in known_
   std::vector<int> known_;
   ActivePrimitives active_;
-  // Static adjacency (the scene is whole): vertex -> the triangles whose smallest vertex it
-  // is (CSR), and the edges whose first vertex is v: triangle edges [te_start_[v],
-  // te_start_[v + 1]), segments num_triangle_edges + [se_start_[v], se_start_[v + 1])
-  // (edges are sorted by (a, b); se_start_ empty when there are no segments).
-  std::vector<int> vt_start_, vt_, te_start_, se_start_;
+  // The surface's triangles sorted by their smallest vertex (ascending ids within a vertex):
+  // with the edges, sorted by (a, b) (triangle edges, then segments), what update_known
+  // searches for a known vertex's triangles and edges (no per-vertex offset tables).
+  std::vector<int> vt_;
   std::vector<Box> my_boxes_, all_boxes_;
   std::vector<int> box_counts_, box_displs_;
   Stats stats_;

@@ -760,18 +760,16 @@ inline double box_gap_sq(const std::vector<Vec3>& x, const int* v) {
 }
 
 // Whether ACCD (ccd/accd.cpp, additive_ccd) on this stencil ends at its first step without
-// an impact: its first step (1 - s)(d0 - xi) / l_p reaches t_max. Decided on the box gap at
-// x, a lower bound of d0, less 1e-6 of itself (far above the rounding of the kernels' d0
-// and of d0 - xi), with l_p formed as ACCD forms it and another 1e-6 on the product; then
-// the query's answer (no impact) is known without its distance kernel. False whenever a
-// coordinate of x or dx is not finite. d_lb: that lower bound of d0 (set when positive).
+// an impact: its first step (1 - s)(d0 - xi) / l_p reaches t_max. Decided on a lower bound
+// of d0: d_prev (the caller's, from an earlier query; -inf if none) or else the box gap at x
+// less 1e-6 of itself (far above the rounding of the kernels' d0 and of d0 - xi), with l_p
+// formed as ACCD forms it and another 1e-6 on the product; then the query's answer (no
+// impact) is known without its distance kernel. False whenever a coordinate of dx is not
+// finite, or of x (the box gap is then NaN, and the caller's d_prev -inf). d_lb: the lower
+// bound of d0 that decided; by_prev: whether that was d_prev.
 template <int NA, int N>
 inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
-                                   const AccdParams& ap, double& d_lb) {
-  const double g2 = box_gap_sq<NA, N>(x, v);
-  if (!(g2 > 0.0)) return false;
-  d_lb = std::sqrt(g2) * (1.0 - 1e-6);
-  if (!(d_lb > xi)) return false;
+                                   const AccdParams& ap, double d_prev, double& d_lb, bool& by_prev) {
   // l_p (eq. 16) of the centred displacements, as additive_ccd forms it.
   Vec3 mean = Vec3::Zero();
   for (int i = 0; i < N; ++i) mean += dx[v[i]];
@@ -781,7 +779,17 @@ inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector
   for (int i = NA; i < N; ++i) m2 = std::max(m2, (dx[v[i]] - mean).squaredNorm());
   const double lp = std::sqrt(m1) + std::sqrt(m2);
   if (!std::isfinite(lp)) return false;
-  return (1.0 - ap.s) * (d_lb - xi) >= ap.t_max * lp * (1.0 + 1e-6);
+  const double need = ap.t_max * lp * (1.0 + 1e-6);
+  auto clears = [&](double d) { return d > xi && (1.0 - ap.s) * (d - xi) >= need; };
+  by_prev = clears(d_prev);
+  if (by_prev) {
+    d_lb = d_prev;
+    return true;
+  }
+  const double g2 = box_gap_sq<NA, N>(x, v);
+  if (!(g2 > 0.0)) return false;
+  d_lb = std::sqrt(g2) * (1.0 - 1e-6);
+  return clears(d_lb);
 }
 
 }  // namespace
@@ -996,26 +1004,78 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
   long n = 0;
   AccdParams ap = params_.accd;
   // Each pair's distance at x (a lower bound, less 1e-6 of itself: 0 when unknown) for the
-  // line search's barrier energy (barrier_energy), and the positions it is for.
+  // line search's barrier energy (barrier_energy) and the next query, and the positions it
+  // is for. The last query's bounds (its pairs ccd_pairs_, at ccd_x_), less how far each
+  // side's vertices have moved since (at most u each; +inf where a position is not finite),
+  // bound this query's d0 for the pairs both sets hold: in the Newton iterations that
+  // settle a drape nearly every swept pair is such, and apart by far more than its step.
+  // A bound that came from a distance kernel (ccd_exact_, kept while later queries carry it)
+  // clears a pair for good; a box gap clears it only when it also lies beyond the barrier's
+  // support after this whole step, so that the line search's trials skip the pair too:
+  // otherwise the kernel runs (once: its bound is then carried).
+  const bool have_prev = ccd_have_prev_ && ccd_x_.size() == x.size();
+  ccd_bound_.swap(ccd_prev_bound_);
+  ccd_exact_.swap(ccd_prev_exact_);
   ccd_bound_.resize(swept_.size());
+  ccd_exact_.resize(swept_.size());
   if (ccd_x_.size() != x.size()) ccd_x_.assign(x.size(), Vec3::Constant(kInf));
-  for (int v : act().points) ccd_x_[v] = x[v];
+  if (ccd_move_.size() != x.size()) ccd_move_.assign(x.size(), kInf), ccd_step_.assign(x.size(), kInf);
+  for (int v : act().points) {
+    const double m = (x[v] - ccd_x_[v]).norm(), st = dx[v].norm();
+    ccd_move_[v] = std::isfinite(m) ? m * (1.0 + 1e-6) : kInf;
+    ccd_step_[v] = std::isfinite(st) ? st : kInf;
+    ccd_x_[v] = x[v];
+  }
+  const double* u = ccd_move_.data();
+  const double* w = ccd_step_.data();
+  size_t prev_base = 0;  // the kind's first position in ccd_prev_bound_
   for_each_pair_kind([&](auto kind) {
     WEFT_PAIR_KIND(kind);
+    const auto& prev = ccd_pairs_.get<K>();
+    size_t j = 0;  // (both lists are sorted: a merge walk)
     for (const auto& p : swept_.get<K>()) {
       int v[P::N];
       P::stencil(surface_, p, v);
       ap.t_max = t_max;  // only an earlier impact can lower the bound
       const double xi = pair_xi<K>(surface_, p);
+      double d_prev = -kInf;
+      bool prev_exact = false;
+      double moved = kInf;
+      if (have_prev) {
+        while (j < prev.size() && prev[j] < p) ++j;
+        if (j < prev.size() && prev[j] == p) {
+          double ua = u[v[0]], ub = u[v[P::A + 1]];
+          for (int a = 1; a <= P::A; ++a) ua = std::max(ua, u[v[a]]);
+          for (int a = P::A + 2; a < P::N; ++a) ub = std::max(ub, u[v[a]]);
+          d_prev = ccd_prev_bound_[prev_base + j] - ua - ub;
+          prev_exact = ccd_prev_exact_[prev_base + j];
+          moved = ua + ub;
+        }
+      }
+      char& exact = ccd_exact_[n];
       double& lb = ccd_bound_[n++];
       // Most swept pairs are apart by many of their steps: ACCD's first step clears them
-      // (no impact), which their box gap shows without the distance kernel.
-      if (accd_clears_first_step<P::A + 1, P::N>(x, dx, v, xi, ap, lb)) continue;
+      // (no impact), which a lower bound of their distance shows without the kernel.
+      bool by_prev = false;
+      if (accd_clears_first_step<P::A + 1, P::N>(x, dx, v, xi, ap, d_prev, lb, by_prev)) {
+        exact = by_prev && prev_exact;
+        if (exact && moved <= 0.5 * params_.dhat) continue;
+        double wa = w[v[0]], wb = w[v[P::A + 1]];
+        for (int a = 1; a <= P::A; ++a) wa = std::max(wa, w[v[a]]);
+        for (int a = P::A + 2; a < P::N; ++a) wb = std::max(wb, w[v[a]]);
+        if (lb - wa - wb > (xi + params_.dhat) * (1.0 + 1e-3)) continue;
+        if (!exact && wa + wb > 0.5 * params_.dhat) continue;
+      }
+      // (ACCD gives the same answer when a bound cleared the pair: it is run for its distance.)
       const CcdResult r = P::accd(x, dx, v, xi, ap);
-      lb = r.d0_sq > 0.0 ? std::sqrt(r.d0_sq) * (1.0 - 1e-6) : 0.0;  // (0 if NaN)
+      lb = std::max(r.d0_sq > 0.0 ? std::sqrt(r.d0_sq) * (1.0 - 1e-6) : 0.0, d_prev);  // (0 if NaN)
+      exact = 1;
       if (r.hit) t_max = std::min(t_max, r.toi);
     }
+    prev_base += prev.size();
   });
+  ccd_pairs_ = swept_;
+  ccd_have_prev_ = true;
   ccd_bound_valid_ = true;
   if (queries) *queries += n;
   timers_.ccd_queries += n;

@@ -230,6 +230,12 @@ class ContactModel {
   mutable std::vector<double> ccd_bound_;
   mutable std::vector<Vec3> ccd_x_;
   mutable bool ccd_bound_valid_ = false;
+  mutable Candidates ccd_pairs_;             // the swept set of the last max_step (its bounds' pairs)
+  mutable std::vector<double> ccd_prev_bound_;  // max_step scratch: the last query's bounds
+  mutable std::vector<double> ccd_move_;     // max_step scratch: |x - ccd_x_| per vertex ...
+  mutable std::vector<double> ccd_step_;     // ... and |dx|
+  mutable std::vector<char> ccd_exact_, ccd_prev_exact_;  // whether a bound came from a kernel
+  mutable bool ccd_have_prev_ = false;       // ccd_pairs_ / ccd_bound_ / ccd_x_ hold a query
   mutable std::vector<double> trial_move_;   // barrier_energy scratch: |x - ccd_x_| per vertex
   mutable ContactTimers timers_;
 };

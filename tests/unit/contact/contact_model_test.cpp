@@ -565,9 +565,13 @@ TEST(ContactModel, MaxStepSkipsOnlyClearedPairsBitForBit) {
       const size_t nv = f.sc.x.size();
       const CollisionSurface& s = f.surf;
       int cleared = 0, hits = 0;
-      for (double scale : {3e-3, 1e-3, 2e-4, 1e-5}) {
-        const std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 40 + static_cast<unsigned>(1e6 * scale));
-        const std::vector<Vec3>& x = f.sc.x;
+      // The same base point for several queries (the last query's bounds at no motion),
+      // then a settling sequence that moves it (the bounds less the motion).
+      std::vector<Vec3> x = f.sc.x;
+      const double scales[] = {3e-3, 1e-3, 2e-4, 1e-5, 2e-3, 5e-4, 1e-4, 1e-4, 2e-5, 1e-5, 3e-3};
+      for (int q = 0; q < 11; ++q) {
+        const double scale = scales[q];
+        const std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 40 + q + static_cast<unsigned>(1e6 * scale));
         cm.update_swept(x, dx);
         const Candidates& sw = cm.swept_set();
         AccdParams ap;
@@ -600,8 +604,10 @@ TEST(ContactModel, MaxStepSkipsOnlyClearedPairsBitForBit) {
                                 ap));
         }
         long queries = 0;
-        EXPECT_EQ(cm.max_step(x, dx, &queries), t_ref) << "scale " << scale;
+        EXPECT_EQ(cm.max_step(x, dx, &queries), t_ref) << "scale " << scale << " query " << q;
         EXPECT_EQ(queries, static_cast<long>(sw.size()));  // every pair counts as a query
+        if (q >= 4)
+          for (size_t v = 0; v < nv; ++v) x[v] += 0.5 * t_ref * dx[v];
       }
       EXPECT_GT(cleared, 0);
       EXPECT_GT(hits, 0);

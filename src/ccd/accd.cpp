@@ -26,6 +26,7 @@ CcdResult additive_ccd(const std::array<Vec3, N>& x, std::array<Vec3, N> p, doub
   const double lp = std::sqrt(m1) + std::sqrt(m2);  // eq. 16
 
   const double d2_0 = dist_sq(x);
+  r.d0_sq = d2_0;
   if (!(d2_0 > xi * xi)) {  // also catches NaN
     r.hit = true;
     r.toi = 0.0;

@@ -28,6 +28,7 @@
 //    at the current t (safe but possibly conservative; iteration_limit tells which).
 // Positions are evaluated as x_i + t p_i at every iteration (no accumulated drift).
 #pragma once
+#include <limits>
 #include <array>
 #include <cmath>
 
@@ -47,6 +48,7 @@ struct CcdResult {
   long iterations = 0;
   bool started_within_offset = false;
   bool iteration_limit = false; // hit reported because t stagnated or max_iterations ran out
+  double d0_sq = std::numeric_limits<double>::quiet_NaN();  // the squared distance at t = 0
 };
 
 CcdResult point_triangle_accd(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, const Vec3& dp,

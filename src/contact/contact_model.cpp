@@ -378,20 +378,68 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   }
   // Keep the swept pairs whose boxes at x overlap: the broad phase's test on the broad
   // phase's boxes (ownership, incidence and kinematic filters are the same for both sets).
+  // Each listed primitive's box is formed once (a swept set names each primitive in ~8
+  // pairs), by position in the active lists as in update_swept; a primitive with a vertex
+  // that is not finite, or a box that is not, gets the empty box, which overlaps nothing
+  // (the pairs the per-pair test skipped). The kept pairs are written without a branch.
   const double infl = params_.dhat;
+  const double inf = std::numeric_limits<double>::infinity();
+  const Box none{{inf, inf, inf}, {-inf, -inf, -inf}};
+  const ActivePrimitives& act_lists = act();
+  const std::vector<int>* lists[3] = {&act_lists.points, &act_lists.edges, &act_lists.triangles};  // by Side
+  const size_t qn[3] = {x.size(), surface_.edges.size(), surface_.triangles.size()};
+  std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};
+  auto box_at = [&](auto n, const int* vs, double r) {
+    constexpr int N = decltype(n)::value;
+    if (!all_finite<N>(x, vs)) return none;
+    const Box b = prim_box<N>(x, vs, r);
+    return box_finite(b) ? b : none;
+  };
+  auto unlisted_box = [&](auto side, int id) {
+    constexpr int S = decltype(side)::value;
+    return box_at(std::integral_constant<int, S + 1>(), side_verts(surface_, static_cast<Side>(S), id),
+                  0.5 * (infl + side_offset(surface_, static_cast<Side>(S), id)));
+  };
+  for (int k = 0; k < 3; ++k) {
+    if (query_slot_[k].size() != qn[k]) query_slot_[k].assign(qn[k], -1);
+    const std::vector<int>& ids = *lists[k];
+    std::vector<Box>& boxes = *qbox[k];
+    boxes.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const int id = ids[i];
+      query_slot_[k][id] = static_cast<int>(i);
+      const Side side = static_cast<Side>(k);
+      const int* vs = side_verts(surface_, side, id);
+      const double r = 0.5 * (infl + side_offset(surface_, side, id));
+      boxes[i] = k == kSidePoint  ? box_at(std::integral_constant<int, 1>(), vs, r)
+                 : k == kSideEdge ? box_at(std::integral_constant<int, 2>(), vs, r)
+                                  : box_at(std::integral_constant<int, 3>(), vs, r);
+    }
+  }
   proximity_.clear();
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
+    const Box *ba = qbox[P::A]->data(), *bb = qbox[P::B]->data();
+    const int *sa = query_slot_[P::A].data(), *sb = query_slot_[P::B].data();
+    const auto& sw = swept_.get<K>();
     auto& out = proximity_.get<K>();
-    for (const auto& p : swept_.get<K>()) {
+    out.resize(sw.size());
+    auto* o = out.data();
+    size_t n = 0;
+    for (const auto& p : sw) {
       const int a = P::a(p), b = P::b(p);
-      const int *av = side_verts(surface_, P::A, a), *bv = side_verts(surface_, P::B, b);
-      if (!all_finite<P::A + 1>(x, av) || !all_finite<P::B + 1>(x, bv)) continue;
-      const Box ab = prim_box<P::A + 1>(x, av, 0.5 * (infl + side_offset(surface_, P::A, a)));
-      const Box bb = prim_box<P::B + 1>(x, bv, 0.5 * (infl + side_offset(surface_, P::B, b)));
-      if (box_finite(ab) && box_finite(bb) && overlap(ab, bb)) out.push_back(p);
+      const int ia = sa[a], ib = sb[b];
+      // (A primitive outside the lists, which the swept set never names, gets its box here.)
+      const Box pa = ia >= 0 ? ba[ia] : unlisted_box(std::integral_constant<int, P::A>(), a);
+      const Box pb = ib >= 0 ? bb[ib] : unlisted_box(std::integral_constant<int, P::B>(), b);
+      o[n] = p;
+      n += static_cast<size_t>((pa.lo[0] <= pb.hi[0]) & (pb.lo[0] <= pa.hi[0]) & (pa.lo[1] <= pb.hi[1]) &
+                               (pb.lo[1] <= pa.hi[1]) & (pa.lo[2] <= pb.hi[2]) & (pb.lo[2] <= pa.hi[2]));
     }
+    out.resize(n);
   });
+  for (int k = 0; k < 3; ++k)
+    for (int id : *lists[k]) query_slot_[k][id] = -1;
   return true;
 }
 
@@ -464,6 +512,7 @@ void ContactModel::update_proximity(const std::vector<Vec3>& x) {
 
 void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const Vec3* shift) {
   ContactScope scope(&timers_, ContactPhase::SweptBroad);
+  ccd_bound_valid_ = false;  // (max_step's bounds are for the last swept set)
   if (x.size() != dx.size() || x.size() != size_t(surface_.num_vertices())) {
     // Let the broad phase report the misuse.
     broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
@@ -721,9 +770,62 @@ inline bool axis_separated(const std::vector<Vec3>& x, const int* v, double r) {
   return sep && std::isfinite(sum);
 }
 
+// The squared Euclidean gap between the bounding boxes of the two sides of a stencil (its
+// first NA points, the rest): a lower bound of the squared distance between the sides
+// (every distance type's), from their axis gaps. NaN whenever a coordinate is not finite
+// (the kernel then decides, as before).
+template <int NA, int N>
+inline double box_gap_sq(const std::vector<Vec3>& x, const int* v) {
+  double sum = 0.0, g2 = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    double alo = x[v[0]][k], ahi = alo, blo = x[v[NA]][k], bhi = blo;
+    for (int i = 1; i < NA; ++i) alo = std::min(alo, x[v[i]][k]), ahi = std::max(ahi, x[v[i]][k]);
+    for (int i = NA + 1; i < N; ++i) blo = std::min(blo, x[v[i]][k]), bhi = std::max(bhi, x[v[i]][k]);
+    for (int i = 0; i < N; ++i) sum += x[v[i]][k];  // (min / max would drop a NaN)
+    const double gk = std::max(0.0, std::max(blo - ahi, alo - bhi));
+    g2 += gk * gk;
+  }
+  return std::isfinite(sum) ? g2 : std::numeric_limits<double>::quiet_NaN();
+}
+
+// Whether ACCD (ccd/accd.cpp, additive_ccd) on this stencil ends at its first step without
+// an impact: its first step (1 - s)(d0 - xi) / l_p reaches t_max. Decided on a lower bound
+// of d0: d_prev (the caller's, from an earlier query; -inf if none) or else the box gap at x
+// less 1e-6 of itself (far above the rounding of the kernels' d0 and of d0 - xi), with l_p
+// formed as ACCD forms it and another 1e-6 on the product; then the query's answer (no
+// impact) is known without its distance kernel. False whenever a coordinate of dx is not
+// finite, or of x (the box gap is then NaN, and the caller's d_prev -inf). d_lb: the lower
+// bound of d0 that decided; by_prev: whether that was d_prev.
+template <int NA, int N>
+inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+                                   const AccdParams& ap, double d_prev, double& d_lb, bool& by_prev) {
+  // l_p (eq. 16) of the centred displacements, as additive_ccd forms it.
+  Vec3 mean = Vec3::Zero();
+  for (int i = 0; i < N; ++i) mean += dx[v[i]];
+  mean /= double(N);
+  double m1 = 0.0, m2 = 0.0;
+  for (int i = 0; i < NA; ++i) m1 = std::max(m1, (dx[v[i]] - mean).squaredNorm());
+  for (int i = NA; i < N; ++i) m2 = std::max(m2, (dx[v[i]] - mean).squaredNorm());
+  const double lp = std::sqrt(m1) + std::sqrt(m2);
+  if (!std::isfinite(lp)) return false;
+  const double need = ap.t_max * lp * (1.0 + 1e-6);
+  auto clears = [&](double d) { return d > xi && (1.0 - ap.s) * (d - xi) >= need; };
+  by_prev = clears(d_prev);
+  if (by_prev) {
+    d_lb = d_prev;
+    return true;
+  }
+  const double g2 = box_gap_sq<NA, N>(x, v);
+  if (!(g2 > 0.0)) return false;
+  d_lb = std::sqrt(g2) * (1.0 - 1e-6);
+  return clears(d_lb);
+}
+
 }  // namespace
 
-double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const {
+double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa, const double* lb,
+                                 const double* u) const {
+  size_t i = 0;  // the pair's position in c (lb's index)
   BarrierParams bp;
   bp.kappa = kappa;
   bp.dhat = params_.dhat;
@@ -737,11 +839,20 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
       int v[P::N];
       P::stencil(surface_, p, v);
       bp.xi = pair_xi<K>(surface_, p);
-      // A pair whose sides are apart by more than the support radius xi + dhat along an
-      // axis has energy exactly 0 (its kernel's d^2 - xi^2 >= S: the 1e-6 margin dwarfs the
-      // rounding of d^2): skipped before the distance kernel, the sum is the same bit for
-      // bit. Most line-search pairs are such (soft drape 64^2: ~35K per trial, ~5K active).
-      if (axis_separated<P::A + 1, P::N>(x, v, (bp.xi + bp.dhat) * (1.0 + 1e-6))) continue;
+      // A pair farther apart than the support radius xi + dhat has energy exactly 0 (its
+      // kernel's d^2 - xi^2 >= S: the 1e-6 margin dwarfs the rounding of d^2): skipped
+      // before the distance kernel, the sum is the same bit for bit. Most line-search pairs
+      // are such (soft drape 64^2: ~90K per trial, ~5K active). First by the bound from
+      // the CCD query at the base point (lb: its distance there, less what each side's
+      // vertices have moved since, at most u each), then by an axis between the sides.
+      const double r = (bp.xi + bp.dhat) * (1.0 + 1e-6);
+      if (lb) {
+        double ua = u[v[0]], ub = u[v[P::A + 1]];
+        for (int a = 1; a <= P::A; ++a) ua = std::max(ua, u[v[a]]);
+        for (int a = P::A + 2; a < P::N; ++a) ub = std::max(ub, u[v[a]]);
+        if (lb[i++] - ua - ub > r) continue;
+      }
+      if (axis_separated<P::A + 1, P::N>(x, v, r)) continue;
       const double val = P::energy(x, v, mollifier_eps<K>(len2, p), bp);
       if (!std::isfinite(val)) {
         infeasible = true;
@@ -756,7 +867,17 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
 double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) const {
   ContactScope scope(&timers_, ContactPhase::BarrierEnergy);
   timers_.energy_pairs += static_cast<long>(swept_.size());
-  return energy_over(swept_, x, kappa);
+  // The line search's trials x lie on the segment max_step was queried on: its distance
+  // bounds at the base point, less how far each vertex has moved from there (+inf where a
+  // position is not finite), skip most pairs. The bounds are max_step's for this swept set.
+  if (!ccd_bound_valid_ || ccd_bound_.size() != swept_.size() || ccd_x_.size() != x.size())
+    return energy_over(swept_, x, kappa, nullptr, nullptr);
+  if (trial_move_.size() != x.size()) trial_move_.assign(x.size(), kInf);
+  for (int v : act().points) {
+    const double m = (x[v] - ccd_x_[v]).norm();
+    trial_move_[v] = std::isfinite(m) ? m * (1.0 + 1e-6) : kInf;
+  }
+  return energy_over(swept_, x, kappa, ccd_bound_.data(), trial_move_.data());
 }
 
 double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const {
@@ -911,17 +1032,80 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
   double t_max = 1.0;
   long n = 0;
   AccdParams ap = params_.accd;
+  // Each pair's distance at x (a lower bound, less 1e-6 of itself: 0 when unknown) for the
+  // line search's barrier energy (barrier_energy) and the next query, and the positions it
+  // is for. The last query's bounds (its pairs ccd_pairs_, at ccd_x_), less how far each
+  // side's vertices have moved since (at most u each; +inf where a position is not finite),
+  // bound this query's d0 for the pairs both sets hold: in the Newton iterations that
+  // settle a drape nearly every swept pair is such, and apart by far more than its step.
+  // A bound that came from a distance kernel (ccd_exact_, kept while later queries carry it)
+  // clears a pair for good; a box gap clears it only when it also lies beyond the barrier's
+  // support after this whole step, so that the line search's trials skip the pair too:
+  // otherwise the kernel runs (once: its bound is then carried).
+  const bool have_prev = ccd_have_prev_ && ccd_x_.size() == x.size();
+  ccd_bound_.swap(ccd_prev_bound_);
+  ccd_exact_.swap(ccd_prev_exact_);
+  ccd_bound_.resize(swept_.size());
+  ccd_exact_.resize(swept_.size());
+  if (ccd_x_.size() != x.size()) ccd_x_.assign(x.size(), Vec3::Constant(kInf));
+  if (ccd_move_.size() != x.size()) ccd_move_.assign(x.size(), kInf), ccd_step_.assign(x.size(), kInf);
+  for (int v : act().points) {
+    const double m = (x[v] - ccd_x_[v]).norm(), st = dx[v].norm();
+    ccd_move_[v] = std::isfinite(m) ? m * (1.0 + 1e-6) : kInf;
+    ccd_step_[v] = std::isfinite(st) ? st : kInf;
+    ccd_x_[v] = x[v];
+  }
+  const double* u = ccd_move_.data();
+  const double* w = ccd_step_.data();
+  size_t prev_base = 0;  // the kind's first position in ccd_prev_bound_
   for_each_pair_kind([&](auto kind) {
     WEFT_PAIR_KIND(kind);
+    const auto& prev = ccd_pairs_.get<K>();
+    size_t j = 0;  // (both lists are sorted: a merge walk)
     for (const auto& p : swept_.get<K>()) {
       int v[P::N];
       P::stencil(surface_, p, v);
       ap.t_max = t_max;  // only an earlier impact can lower the bound
-      const CcdResult r = P::accd(x, dx, v, pair_xi<K>(surface_, p), ap);
-      ++n;
+      const double xi = pair_xi<K>(surface_, p);
+      double d_prev = -kInf;
+      bool prev_exact = false;
+      double moved = kInf;
+      if (have_prev) {
+        while (j < prev.size() && prev[j] < p) ++j;
+        if (j < prev.size() && prev[j] == p) {
+          double ua = u[v[0]], ub = u[v[P::A + 1]];
+          for (int a = 1; a <= P::A; ++a) ua = std::max(ua, u[v[a]]);
+          for (int a = P::A + 2; a < P::N; ++a) ub = std::max(ub, u[v[a]]);
+          d_prev = ccd_prev_bound_[prev_base + j] - ua - ub;
+          prev_exact = ccd_prev_exact_[prev_base + j];
+          moved = ua + ub;
+        }
+      }
+      char& exact = ccd_exact_[n];
+      double& lb = ccd_bound_[n++];
+      // Most swept pairs are apart by many of their steps: ACCD's first step clears them
+      // (no impact), which a lower bound of their distance shows without the kernel.
+      bool by_prev = false;
+      if (accd_clears_first_step<P::A + 1, P::N>(x, dx, v, xi, ap, d_prev, lb, by_prev)) {
+        exact = by_prev && prev_exact;
+        if (exact && moved <= 0.5 * params_.dhat) continue;
+        double wa = w[v[0]], wb = w[v[P::A + 1]];
+        for (int a = 1; a <= P::A; ++a) wa = std::max(wa, w[v[a]]);
+        for (int a = P::A + 2; a < P::N; ++a) wb = std::max(wb, w[v[a]]);
+        if (lb - wa - wb > (xi + params_.dhat) * (1.0 + 1e-3)) continue;
+        if (!exact && wa + wb > 0.5 * params_.dhat) continue;
+      }
+      // (ACCD gives the same answer when a bound cleared the pair: it is run for its distance.)
+      const CcdResult r = P::accd(x, dx, v, xi, ap);
+      lb = std::max(r.d0_sq > 0.0 ? std::sqrt(r.d0_sq) * (1.0 - 1e-6) : 0.0, d_prev);  // (0 if NaN)
+      exact = 1;
       if (r.hit) t_max = std::min(t_max, r.toi);
     }
+    prev_base += prev.size();
   });
+  ccd_pairs_ = swept_;
+  ccd_have_prev_ = true;
+  ccd_bound_valid_ = true;
   if (queries) *queries += n;
   timers_.ccd_queries += n;
   return t_max;

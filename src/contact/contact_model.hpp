@@ -124,7 +124,10 @@ class ContactModel {
   ContactTimers& timers() const { return timers_; }
 
  private:
-  double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa) const;
+  // lb (by position in c) and u (by vertex), or both null: lower bounds of the pairs'
+  // distances and of how far each vertex has moved since they were taken (barrier_energy).
+  double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa, const double* lb,
+                     const double* u) const;
   bool all_kinematic(const int* v, int n) const;
   // sink() on the dynamic vertices among the first nv <= N of an N-vertex block (g, H
   // column-major 3N x 3N): the rows, columns and gradient entries of kinematic vertices
@@ -222,6 +225,18 @@ class ContactModel {
   mutable std::vector<int> prox_vertices_;   // proximity_distances' cache: the stencil vertices
   mutable std::vector<char> vmark_;          // scratch per vertex
   mutable std::vector<int> vslot_;           // scratch per vertex (-1 outside a pass)
+  // max_step's per-pair distance bounds at its x (in swept-set order) and that x (at the
+  // active points), for the line search's barrier energy; invalid after update_swept.
+  mutable std::vector<double> ccd_bound_;
+  mutable std::vector<Vec3> ccd_x_;
+  mutable bool ccd_bound_valid_ = false;
+  mutable Candidates ccd_pairs_;             // the swept set of the last max_step (its bounds' pairs)
+  mutable std::vector<double> ccd_prev_bound_;  // max_step scratch: the last query's bounds
+  mutable std::vector<double> ccd_move_;     // max_step scratch: |x - ccd_x_| per vertex ...
+  mutable std::vector<double> ccd_step_;     // ... and |dx|
+  mutable std::vector<char> ccd_exact_, ccd_prev_exact_;  // whether a bound came from a kernel
+  mutable bool ccd_have_prev_ = false;       // ccd_pairs_ / ccd_bound_ / ccd_x_ hold a query
+  mutable std::vector<double> trial_move_;   // barrier_energy scratch: |x - ccd_x_| per vertex
   mutable ContactTimers timers_;
 };
 

@@ -499,7 +499,10 @@ TEST(ContactModel, SweptEnergySkipsOnlyZeroPairsBitForBit) {
   const Candidates& sw = cm.swept_set();
   ASSERT_FALSE(sw.ee.empty());
   const double kappa = 3.0;
+  // Without, then with max_step's distance bounds at c.x (the line search's order).
+  for (int bounds : {0, 1})
   for (double alpha : {0.0, 0.5, 1.0}) {
+    if (bounds && alpha == 0.0) cm.max_step(c.x, dx, nullptr);
     std::vector<Vec3> x = c.x;
     for (int v = 0; v < nv; ++v) x[v] += alpha * dx[v];
     BarrierParams bp;
@@ -543,12 +546,98 @@ TEST(ContactModel, SweptEnergySkipsOnlyZeroPairsBitForBit) {
       bp.xi = 0.5 * (s.vertex_offset(p.v) + s.vertex_offset(p.w));
       add(point_point_barrier_energy(x[p.v], x[p.w], bp), {p.v}, {p.w});
     }
-    EXPECT_EQ(cm.barrier_energy(x, kappa), e_ref) << "alpha " << alpha;
+    EXPECT_EQ(cm.barrier_energy(x, kappa), e_ref) << "alpha " << alpha << " bounds " << bounds;
     if (alpha == 1.0) {
       EXPECT_GT(apart, 0);
       EXPECT_GT(active, 0);
     }
   }
+}
+
+// The CCD bound skips the ACCD kernel of a pair whose box gap shows that ACCD's first step
+// clears it: the bound must be ACCD's over the whole swept set, in its order (each query
+// capped by the bound so far), bit for bit, with such pairs and impacts among them.
+TEST(ContactModel, MaxStepSkipsOnlyClearedPairsBitForBit) {
+  for (int ranks : {1, 2})
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Fixture f(24, 1.5e-3, 11 + rank, ranks, rank);
+      ContactModel cm = f.model();
+      const size_t nv = f.sc.x.size();
+      const CollisionSurface& s = f.surf;
+      int cleared = 0, hits = 0;
+      // The same base point for several queries (the last query's bounds at no motion),
+      // then a settling sequence that moves it (the bounds less the motion).
+      std::vector<Vec3> x = f.sc.x;
+      const double scales[] = {3e-3, 1e-3, 2e-4, 1e-5, 2e-3, 5e-4, 1e-4, 1e-4, 2e-5, 1e-5, 3e-3};
+      for (int q = 0; q < 11; ++q) {
+        const double scale = scales[q];
+        const std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 40 + q + static_cast<unsigned>(1e6 * scale));
+        cm.update_swept(x, dx);
+        const Candidates& sw = cm.swept_set();
+        AccdParams ap;
+        double t_ref = 1.0;
+        auto take = [&](const CcdResult& r) {
+          cleared += !r.hit && r.iterations == 1;
+          if (r.hit) t_ref = std::min(t_ref, r.toi), ++hits;
+        };
+        for (const auto& p : sw.pt) {
+          const Tri& t = s.triangles[p.t];
+          ap.t_max = t_ref;
+          take(point_triangle_accd(x[p.v], x[t[0]], x[t[1]], x[t[2]], dx[p.v], dx[t[0]], dx[t[1]], dx[t[2]],
+                                   0.5 * (s.vertex_offset(p.v) + s.triangle_offset(p.t)), ap));
+        }
+        for (const auto& p : sw.ee) {
+          const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
+          ap.t_max = t_ref;
+          take(edge_edge_accd(x[a[0]], x[a[1]], x[b[0]], x[b[1]], dx[a[0]], dx[a[1]], dx[b[0]], dx[b[1]],
+                              0.5 * (s.edge_offset(p.ea) + s.edge_offset(p.eb)), ap));
+        }
+        for (const auto& p : sw.pe) {
+          const Edge& e = s.edges[p.e];
+          ap.t_max = t_ref;
+          take(point_edge_accd(x[p.v], x[e[0]], x[e[1]], dx[p.v], dx[e[0]], dx[e[1]],
+                               0.5 * (s.vertex_offset(p.v) + s.edge_offset(p.e)), ap));
+        }
+        for (const auto& p : sw.pp) {
+          ap.t_max = t_ref;
+          take(point_point_accd(x[p.v], x[p.w], dx[p.v], dx[p.w], 0.5 * (s.vertex_offset(p.v) + s.vertex_offset(p.w)),
+                                ap));
+        }
+        long queries = 0;
+        EXPECT_EQ(cm.max_step(x, dx, &queries), t_ref) << "scale " << scale << " query " << q;
+        EXPECT_EQ(queries, static_cast<long>(sw.size()));  // every pair counts as a query
+        if (q >= 4)
+          for (size_t v = 0; v < nv; ++v) x[v] += 0.5 * t_ref * dx[v];
+      }
+      EXPECT_GT(cleared, 0);
+      EXPECT_GT(hits, 0);
+    }
+}
+
+// The same on folded cloth over an obstacle (thousands of pairs, offsets 0 and 5e-4): the
+// line search's barrier energy with max_step's bounds equals the energy without them
+// (update_swept drops them), bit for bit, along the segment and off it.
+TEST(ContactModel, SweptEnergyWithStepBoundsBitForBit) {
+  const Fixture f(24, 1.5e-3, 5, 1, 0);
+  ContactModel cm = f.model();
+  const size_t nv = f.sc.x.size();
+  int nonzero = 0;
+  for (double scale : {3e-3, 1e-3, 1e-4}) {
+    const std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 70 + static_cast<unsigned>(1e5 * scale));
+    const std::vector<Vec3> off = random_step(nv, f.sc.kin, 0.3 * scale, 9);
+    for (double alpha : {1.0, 0.5, 0.125, 0.0}) {
+      for (int away : {0, 1}) {
+        std::vector<Vec3> x(nv);
+        for (size_t v = 0; v < nv; ++v) x[v] = f.sc.x[v] + alpha * dx[v] + (away ? off[v] : Vec3::Zero());
+        cm.update_swept(f.sc.x, dx);
+        const double e_ref = cm.barrier_energy(x, 2.0);
+        cm.max_step(f.sc.x, dx, nullptr);
+        EXPECT_EQ(cm.barrier_energy(x, 2.0), e_ref) << "scale " << scale << " alpha " << alpha << " away " << away;
+        nonzero += e_ref > 0.0;
+      }
+    }
+  }
+  EXPECT_GT(nonzero, 0);
 }
 
 TEST(ContactModel, CodimPairsEnergyGradientFrictionAndStep) {

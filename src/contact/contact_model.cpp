@@ -138,6 +138,29 @@ void merge_into(std::vector<T>& a, const std::vector<T>& b, std::vector<T>& tmp)
   a.swap(tmp);
 }
 
+// The first element of the sorted range [b, e) not less than q, searched from b outwards
+// (exponential then binary search: O(log distance), for a sequence of ascending queries).
+template <class T>
+const T* gallop_lower_bound(const T* b, const T* e, const T& q) {
+  if (b == e || !(*b < q)) return b;
+  const size_t n = static_cast<size_t>(e - b);
+  size_t lo = 0, hi = 1;  // b[lo] < q; b[hi] >= q once found
+  while (hi < n && b[hi] < q) lo = hi, hi *= 2;
+  return std::lower_bound(b + lo + 1, b + std::min(hi, n), q);
+}
+
+// An update's added pairs (sorted) less those already in the sorted set s, in place.
+template <class T>
+void drop_present(std::vector<T>& add, const std::vector<T>& s) {
+  size_t n = 0;
+  const T *it = s.data(), *end = s.data() + s.size();
+  for (const T& p : add) {
+    it = gallop_lower_bound(it, end, p);
+    if (it == end || !(*it == p)) add[n++] = p;
+  }
+  add.resize(n);
+}
+
 using Box = ContactModel::Box;
 
 inline bool finite3(const Vec3& a) { return std::isfinite(a[0]) && std::isfinite(a[1]) && std::isfinite(a[2]); }
@@ -553,7 +576,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // At 8 times (ContactParams::skin_shrink) one or two rebuilds per time step there; 4 or 3
   // rebuild more often than they save (bench/results/newton_split.md). The swept set is the
   // same either way (a superset filtered by the broad phase's own test, in sorted order).
-  if (skin_valid_ && static_cast<double>(skin_.size()) >
+  if (skin_valid_ && static_cast<double>(skin_.size() + skin_delta_.size()) >
                          params_.skin_shrink * static_cast<double>(std::max(swept_last_, params_.skin_shrink_min))) {
     skin_valid_ = false;
     ++timers_.swept_shrinks;
@@ -640,10 +663,16 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
                                          &kinematic_, skin_moved_, skin_added_);
       if (updated) {
+        // The added pairs go to a small set of their own (those new to the skin set: the
+        // update reports every pair of a moved primitive), which the filter below merges on
+        // the fly: re-merging the whole skin set (1.2M pairs on the soft drape) on every
+        // update cost more than the update. Folded in once it is a sixteenth of the skin set.
         for_each_pair_kind([&](auto k) {
           constexpr PairKind K = decltype(k)::value;
-          merge_into(skin_.get<K>(), skin_added_.get<K>(), skin_merge_.get<K>());
+          drop_present(skin_added_.get<K>(), skin_.get<K>());
+          merge_into(skin_delta_.get<K>(), skin_added_.get<K>(), skin_merge_.get<K>());
         });
+        if (16 * skin_delta_.size() > skin_.size()) fold_skin_delta();
         ++timers_.swept_updates;
       }
     }
@@ -653,6 +682,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       for (size_t i = 0; i < pts.size(); ++i) set_skin(pts[i], static_cast<int>(i));
       skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
                              skin_);
+      skin_delta_.clear();
       count_broad(skin_phase_);
       skin_valid_ = true;
       ++timers_.swept_rebuilds;
@@ -726,19 +756,33 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     const int na = static_cast<int>(qbox[P::A]->size()) - 1, nb = static_cast<int>(qbox[P::B]->size()) - 1;
     const int *sa = query_slot_[P::A].data(), *sb = query_slot_[P::B].data();
     const auto& skin = skin_.get<K>();
+    const auto& delta = skin_delta_.get<K>();
     auto& buf = swept_scratch_.get<K>();
-    if (buf.size() < skin.size()) buf.resize(skin.size());
+    if (buf.size() < skin.size() + delta.size()) buf.resize(skin.size() + delta.size());
     auto* o = buf.data();
     size_t n = 0;
-    for (const auto& p : skin) {
-      int ia = sa[P::a(p)], ib = sb[P::b(p)];
-      ia = ia < 0 ? na : ia;
-      ib = ib < 0 ? nb : ib;
-      const Box &A = ba[ia], &B = bb[ib];
-      o[n] = p;
-      n += static_cast<size_t>((A.lo[0] <= B.hi[0]) & (B.lo[0] <= A.hi[0]) & (A.lo[1] <= B.hi[1]) &
-                               (B.lo[1] <= A.hi[1]) & (A.lo[2] <= B.hi[2]) & (B.lo[2] <= A.hi[2]));
+    using T = typename std::decay_t<decltype(skin)>::value_type;
+    auto filter = [&](const T* b, const T* e) {
+      for (const T* q = b; q != e; ++q) {
+        const T& p = *q;
+        int ia = sa[P::a(p)], ib = sb[P::b(p)];
+        ia = ia < 0 ? na : ia;
+        ib = ib < 0 ? nb : ib;
+        const Box &A = ba[ia], &B = bb[ib];
+        o[n] = p;
+        n += static_cast<size_t>((A.lo[0] <= B.hi[0]) & (B.lo[0] <= A.hi[0]) & (A.lo[1] <= B.hi[1]) &
+                                 (B.lo[1] <= A.hi[1]) & (A.lo[2] <= B.hi[2]) & (B.lo[2] <= A.hi[2]));
+      }
+    };
+    // skin u delta in order (disjoint sets): the skin pairs up to each delta pair, then it.
+    const T *s = skin.data(), *se = skin.data() + skin.size();
+    for (const T& d : delta) {
+      const T* m = gallop_lower_bound(s, se, d);
+      filter(s, m);
+      filter(&d, &d + 1);
+      s = m;
     }
+    filter(s, se);
     swept_.get<K>().assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
   });
   for (int k = 0; k < 3; ++k)
@@ -822,6 +866,14 @@ inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector
 }
 
 }  // namespace
+
+void ContactModel::fold_skin_delta() {
+  for_each_pair_kind([&](auto k) {
+    constexpr PairKind K = decltype(k)::value;
+    merge_into(skin_.get<K>(), skin_delta_.get<K>(), skin_merge_.get<K>());
+    skin_delta_.get<K>().clear();
+  });
+}
 
 double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa, const double* lb,
                                  const double* u) const {

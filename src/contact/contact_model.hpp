@@ -115,7 +115,12 @@ class ContactModel {
   size_t num_candidates() const { return proximity_.size(); }
   const Candidates& proximity_set() const { return proximity_; }
   const Candidates& swept_set() const { return swept_; }
-  const Candidates& skin_set() const { return skin_; }  // the swept set's superset (tests)
+  // The swept set's superset (tests): the skin set, with the pairs its updates added since
+  // the last rebuild or fold folded in.
+  const Candidates& skin_set() {
+    fold_skin_delta();
+    return skin_;
+  }
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
   double max_offset() const { return max_offset_; }
@@ -195,7 +200,9 @@ class ContactModel {
   bool swept_stored_ = false;
   bool swept_shifted_ = false;  // swept_dx_ is dx - c for a common translation c (update_swept)
   double swept_margin_ = 0.0;   // the extra inflation that shifted set was built with
-  Candidates skin_;                          // the swept set's superset (update_swept)
+  Candidates skin_;                          // the swept set's superset (update_swept) ...
+  Candidates skin_delta_;                    // ... and the pairs updates added since (sorted, none in
+                                             // skin_): kept apart until large (fold_skin_delta)
   BroadPhase skin_phase_;                    // the broad phase of skin_, kept for its updates
   std::vector<int> skin_moved_;              // scratch: vertices outside their skin boxes
   Candidates skin_added_, skin_merge_;       // scratch: pairs an update adds; merge buffer
@@ -207,6 +214,7 @@ class ContactModel {
                                                            // position in the active lists)
   std::vector<int> query_slot_[3];           // scratch: surface index -> that position (-1 outside)
   bool skin_valid_ = false;
+  void fold_skin_delta();
   size_t swept_last_ = 0;                    // the last query's swept set size (skin shrink)
   double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge
   mutable std::vector<PairDistance> prox_dist_;          // proximity_distances' cache ...

@@ -684,7 +684,14 @@ struct BroadPhase::Impl {
       for (int as : fresh[K]) {
         const int a = id_of(K, as);
         if (!member(set, a) || !finite(box[K][as])) continue;
-        auto visit = [&](const LooseGrid::Entry& e, int) { try_ab(as, a, e.slot, e.id); };
+        // An entry's box is its primitive's current one (a stale entry is skipped, the stale
+        // grids hold the current boxes): the overlap test on it first, as find_pairs does,
+        // before the filter and incidence lookups (most entries a wide skin box's cell range
+        // meets do not overlap it). try_pair repeats it: the pairs are the same.
+        const Box& ab = box[K][as];
+        auto visit = [&](const LooseGrid::Entry& e, int) {
+          if (overlap(ab, e.box)) try_ab(as, a, e.slot, e.id);
+        };
         for (const LooseGrid& g : o.grid)
           g.query(box[K][as], f, 0, kNoKey, [&](const LooseGrid::Entry& e, int lev) {
             if (!ostale[e.slot]) visit(e, lev);

@@ -992,13 +992,16 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   // kinematic vertex has no rows or columns, so a point on an obstacle adds nothing.
   out.clear();
   const double reach = (1.0 + (reach_dhat < 0 ? kCouplingReach : reach_dhat)) * params_.dhat;
+  // The coupling set is symmetric: each stencil lists its couplings once, as (smaller,
+  // larger) vertex; the deduplicated half is mirrored below (half the couplings to sort
+  // and deduplicate: soft drape 64^2, ~80K a call, 6-20 per distinct one).
   auto add = [&](const int* v, int nv) {
     int dyn[4], n = 0;
     for (int a = 0; a < nv; ++a)
       if (!fixed_[v[a]]) dyn[n++] = v[a];
     for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b)
-        if (dyn[a] != dyn[b]) out.emplace_back(dyn[a], dyn[b]);
+      for (int b = a + 1; b < n; ++b)
+        if (dyn[a] != dyn[b]) out.emplace_back(std::min(dyn[a], dyn[b]), std::max(dyn[a], dyn[b]));
   };
   auto dynamic_count = [&](const int* v, int nv) {
     int n = 0;
@@ -1020,50 +1023,75 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   });
   // Friction pairs keep their stencil for the whole lagged solve.
   for (const auto& f : friction_) add(f.ids, f.nv);
-  // Sorted and unique: a counting sort on the row, then each row's few columns (the
-  // couplings of a crowded stack run to millions before deduplication).
-  // The rows are stencil vertices, all among the active points: the counting sort runs
+  // Sorted and unique, both directions: a counting sort of the halves on their row, each
+  // row's repeats dropped (a pair of vertices recurs once per stencil holding both, tens of
+  // times on a draped cloth); then the distinct halves and their mirrors, counting-sorted
+  // on the row again and each row's few columns sorted. The same list as listing every
+  // ordered coupling and sort + unique.
+  // The rows are stencil vertices, all among the active points: the counting sorts run
   // over their positions in that (ascending) list, O(couplings + active), not O(vertices).
   const std::vector<int>& pts = act().points;
-  const size_t n = out.size(), np = pts.size();
+  const size_t np = pts.size();
   if (vslot_.size() != size_t(surface_.num_vertices())) vslot_.assign(surface_.num_vertices(), -1);
   for (size_t i = 0; i < np; ++i) vslot_[pts[i]] = static_cast<int>(i);
   auto& count = couple_count_;
   auto& tmp = couple_tmp_;
-  count.assign(np + 1, 0);
   bool listed = true;
-  for (const auto& c : out) {
-    const int sl = vslot_[c.first];
-    if (sl < 0) {
+  for (const auto& c : out)
+    if (vslot_[c.first] < 0 || vslot_[c.second] < 0) {
       listed = false;
       break;
     }
-    ++count[sl + 1];
+  if (!listed) {  // (a vertex outside the lists: cannot happen with the halo's lists; sort plainly)
+    for (int v : pts) vslot_[v] = -1;
+    const size_t n = out.size();
+    for (size_t i = 0; i < n; ++i) out.emplace_back(out[i].second, out[i].first);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    timers_.couplings += static_cast<long>(out.size());
+    return;
   }
-  tmp.resize(n);
-  if (listed) {
-    for (size_t v = 0; v < np; ++v) count[v + 1] += count[v];
-    for (const auto& c : out) tmp[count[vslot_[c.first]]++] = c;
-  } else {  // (a row outside the lists: cannot happen with the halo's lists; sort plainly)
-    std::copy(out.begin(), out.end(), tmp.begin());
-    std::sort(tmp.begin(), tmp.end());
-  }
-  for (int v : pts) vslot_[v] = -1;
-  // Each row's columns repeat once per pair sharing the two vertices (tens of times on a
-  // draped cloth): drop the repeats first by a mark per column (vslot_, reset right after),
-  // then sort the few distinct ones. The same list as sort + unique.
-  out.clear();
-  for (size_t i = 0; i < n;) {
-    const size_t first = out.size();
-    size_t j = i;
-    for (; j < n && tmp[j].first == tmp[i].first; ++j) {
-      int& seen = vslot_[tmp[j].second];
-      if (seen < 0) seen = 0, out.push_back(tmp[j]);
+  // (rows by position in pts: vslot_ holds it for every listed vertex during the sorts)
+  auto by_row = [&](const std::vector<std::pair<int, int>>& in, std::vector<std::pair<int, int>>& to, bool mirror) {
+    count.assign(np + 1, 0);
+    for (const auto& c : in) {
+      ++count[vslot_[c.first] + 1];
+      if (mirror) ++count[vslot_[c.second] + 1];
     }
-    for (size_t k = first; k < out.size(); ++k) vslot_[out[k].second] = -1;
-    std::sort(out.begin() + first, out.end());
-    i = j;
+    for (size_t v = 0; v < np; ++v) count[v + 1] += count[v];
+    to.resize(count[np]);
+    for (const auto& c : in) {
+      to[count[vslot_[c.first]]++] = c;
+      if (mirror) to[count[vslot_[c.second]]++] = {c.second, c.first};
+    }
+  };
+  // Within a row, a column's first occurrence kept (mark: col_seen_, reset right after).
+  if (col_seen_.size() != vslot_.size()) col_seen_.assign(vslot_.size(), 0);
+  auto dedup_rows = [&](const std::vector<std::pair<int, int>>& in, std::vector<std::pair<int, int>>& to) {
+    to.clear();
+    const size_t n = in.size();
+    for (size_t i = 0; i < n;) {
+      const size_t first = to.size();
+      size_t j = i;
+      for (; j < n && in[j].first == in[i].first; ++j) {
+        char& seen = col_seen_[in[j].second];
+        if (!seen) seen = 1, to.push_back(in[j]);
+      }
+      for (size_t k = first; k < to.size(); ++k) col_seen_[to[k].second] = 0;
+      i = j;
+    }
+  };
+  by_row(out, tmp, false);       // the halves by row
+  dedup_rows(tmp, out);          // ... distinct
+  by_row(out, tmp, true);        // ... and their mirrors, by row (each coupling once now)
+  for (int v : pts) vslot_[v] = -1;
+  // each row's columns in order (a row holds each column once: no marks needed)
+  const size_t n = tmp.size();
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && tmp[j].first == tmp[i].first;) ++j;
+    std::sort(tmp.begin() + static_cast<std::ptrdiff_t>(i), tmp.begin() + static_cast<std::ptrdiff_t>(j));
   }
+  out.assign(tmp.begin(), tmp.end());
   timers_.couplings += static_cast<long>(out.size());
 }
 

@@ -222,6 +222,7 @@ class ContactModel {
   mutable bool prox_dist_valid_ = false;
   mutable std::vector<int> couple_count_;                 // active_couplings scratch
   mutable std::vector<std::pair<int, int>> couple_tmp_;
+  mutable std::vector<char> col_seen_;                     // ... a mark per vertex (0 outside a pass)
   std::vector<FrictionPair> friction_;
   const ActivePrimitives* active_ = nullptr;
   mutable ActivePrimitives all_;             // the whole surface (no active lists given) ...

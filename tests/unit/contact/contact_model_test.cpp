@@ -317,6 +317,56 @@ TEST(ContactModel, SkinSetRebuiltWhenItOutgrowsTheSweptSets) {
       }
 }
 
+TEST(ContactModel, ActiveCouplingsListEveryOrderedCouplingOnce) {
+  // The coupling pattern (listed once per vertex pair and mirrored inside) equals, entry
+  // for entry and in order, every ordered pair of two different dynamic vertices of a
+  // proximity stencil within the reach, sorted and deduplicated; at two reaches, for the
+  // whole cloth and for each of two ranks' shares.
+  for (int ranks : {1, 2})
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Fixture f(16, 1.2e-3, 43 + rank, ranks, rank);
+      ContactModel cm = f.model();
+      const size_t nv = f.sc.x.size();
+      std::vector<Vec3> x = f.sc.x;
+      const std::vector<Vec3> jitter = random_step(nv, f.sc.kin, 2e-4, 11 + rank);
+      for (size_t v = 0; v < nv; ++v) x[v] += jitter[v];
+      cm.update_proximity(x);
+      const CollisionSurface& s = f.surf;
+      ASSERT_TRUE(cm.proximity_set().pe.empty() && cm.proximity_set().pp.empty());
+      for (double reach : {-1.0, 0.0, 3.0}) {
+        std::vector<std::pair<int, int>> got, want;
+        cm.active_couplings(x, got, reach);
+        const double R = (1.0 + (reach < 0 ? 1.0 : reach)) * f.cp.dhat;
+        // (the model's distances: classified, then the type's distance)
+        auto add = [&](const int* v, double xi, double d2) {
+          if (!(d2 - xi * xi < 2.0 * xi * R + R * R)) return;
+          for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b)
+              if (!f.sc.kin[v[a]] && !f.sc.kin[v[b]] && v[a] != v[b]) want.emplace_back(v[a], v[b]);
+        };
+        for (const auto& p : cm.proximity_set().pt) {
+          const Tri& t = s.triangles[p.t];
+          const int v[4] = {p.v, t[0], t[1], t[2]};
+          add(v, 0.5 * (s.vertex_offset(p.v) + s.triangle_offset(p.t)),
+              point_triangle_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]],
+                                         classify_point_triangle(x[v[0]], x[v[1]], x[v[2]], x[v[3]])));
+        }
+        for (const auto& p : cm.proximity_set().ee) {
+          const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
+          const int v[4] = {a[0], a[1], b[0], b[1]};
+          add(v, 0.5 * (s.edge_offset(p.ea) + s.edge_offset(p.eb)),
+              edge_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]],
+                                    classify_edge_edge(x[v[0]], x[v[1]], x[v[2]], x[v[3]])));
+        }
+        std::sort(want.begin(), want.end());
+        want.erase(std::unique(want.begin(), want.end()), want.end());
+        ASSERT_GT(want.size(), 100u) << "reach " << reach;
+        EXPECT_TRUE(got == want) << "ranks " << ranks << " rank " << rank << " reach " << reach << ": " << got.size()
+                                 << " couplings, want " << want.size();
+      }
+    }
+}
+
 TEST(ContactModel, AssembleBarrierSumsThePairPotentials) {
   // The folded cloth over the ground with the layers closer than the support: the model's
   // energy, gradient and Hessian blocks (pairs beyond the support skipped on the cached

@@ -197,36 +197,6 @@ void set_frames(hid_t file, const char* path, hsize_t frames) {
   H5Dclose(ds);
 }
 
-// Append frame `frame` to an (F, M) or (F, M, 3) dataset (collective: grows it to frame + 1
-// frames), this rank writing rows [begin, end).
-template <typename T>
-void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
-                      const T* rows) {
-  set_frames(file, path, hsize_t(frame) + 1);
-  hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
-  hid_t space = H5Dget_space(ds);
-  hsize_t start[3] = {hsize_t(frame), hsize_t(begin), 0}, count[3] = {1, hsize_t(end - begin), hsize_t(width)};
-  H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
-  hsize_t mcount[1] = {hsize_t(end - begin) * width};
-  hid_t mem = H5Screate_simple(1, mcount, nullptr);
-  if (end == begin) {
-    H5Sselect_none(space);
-    H5Sselect_none(mem);
-  }
-  hid_t dxpl = collective_dxpl();
-  h5check(H5Dwrite(ds, type, mem, space, dxpl, rows), std::string("write ") + path);
-  H5Pclose(dxpl);
-  H5Sclose(mem);
-  H5Sclose(space);
-  H5Dclose(ds);
-}
-
-template <typename T>
-void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
-                      const std::vector<T>& rows) {
-  write_frame_rows(file, path, type, frame, begin, end, width, rows.data());
-}
-
 // `space` with the rows of runs [a, b) selected: of frame `frame` in an (F, M) or (F, M, width)
 // series, or of an (M, width) dataset (frame < 0). Halves are selected apart and OR-ed
 // (H5Scombine_select): OR-ing thousands of runs one at a time into one selection takes time
@@ -283,6 +253,22 @@ void write_frame_runs(hid_t file, const char* path, hid_t type, int frame, const
   hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
   write_runs(ds, type, frame, runs, width, rows, path);
   H5Dclose(ds);
+}
+
+// Append frame `frame` to an (F, M) or (F, M, 3) dataset (collective: grows it to frame + 1
+// frames), this rank writing rows [begin, end): one run.
+template <typename T>
+void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
+                      const T* rows) {
+  std::vector<RowRun> one;
+  if (end > begin) one.push_back({hsize_t(begin), hsize_t(end - begin)});
+  write_frame_runs(file, path, type, frame, one, width, rows);
+}
+
+template <typename T>
+void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
+                      const std::vector<T>& rows) {
+  write_frame_rows(file, path, type, frame, begin, end, width, rows.data());
 }
 
 // Runs of consecutive values in `ids` (ascending, distinct).

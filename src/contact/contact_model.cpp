@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "contact/barrier.hpp"
+#include "core/gallop.hpp"
 #include "contact/distance_type.hpp"
 #include "contact/friction.hpp"
 #include "contact/mollifier.hpp"
@@ -139,14 +140,10 @@ void merge_into(std::vector<T>& a, const std::vector<T>& b, std::vector<T>& tmp)
 }
 
 // The first element of the sorted range [b, e) not less than q, searched from b outwards
-// (exponential then binary search: O(log distance), for a sequence of ascending queries).
+// (core/gallop.hpp: O(log distance), for a sequence of ascending queries).
 template <class T>
 const T* gallop_lower_bound(const T* b, const T* e, const T& q) {
-  if (b == e || !(*b < q)) return b;
-  const size_t n = static_cast<size_t>(e - b);
-  size_t lo = 0, hi = 1;  // b[lo] < q; b[hi] >= q once found
-  while (hi < n && b[hi] < q) lo = hi, hi *= 2;
-  return std::lower_bound(b + lo + 1, b + std::min(hi, n), q);
+  return b + gallop(0, static_cast<size_t>(e - b), q, [b](size_t i) -> const T& { return b[i]; });
 }
 
 // An update's added pairs (sorted) less those already in the sorted set s, in place.
@@ -832,6 +829,21 @@ inline double box_gap_sq(const std::vector<Vec3>& x, const int* v) {
   return std::isfinite(sum) ? g2 : std::numeric_limits<double>::quiet_NaN();
 }
 
+// The largest per-vertex value w over each side of a stencil (its first NA points: wa; the
+// rest: wb), e.g. how far each side's vertices have moved at most.
+template <int NA, int N>
+inline void side_max(const double* w, const int* v, double& wa, double& wb) {
+  wa = w[v[0]], wb = w[v[NA]];
+  for (int a = 1; a < NA; ++a) wa = std::max(wa, w[v[a]]);
+  for (int a = NA + 1; a < N; ++a) wb = std::max(wb, w[v[a]]);
+}
+
+// An upper bound of |a - b| (1e-6 above the rounding of the norm), +inf where it is not finite.
+inline double moved_bound(const Vec3& a, const Vec3& b) {
+  const double m = (a - b).norm();
+  return std::isfinite(m) ? m * (1.0 + 1e-6) : std::numeric_limits<double>::infinity();
+}
+
 // Whether ACCD (ccd/accd.cpp, additive_ccd) on this stencil ends at its first step without
 // an impact: its first step (1 - s)(d0 - xi) / l_p reaches t_max. Decided on a lower bound
 // of d0: d_prev (the caller's, from an earlier query; -inf if none) or else the box gap at x
@@ -899,9 +911,8 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
       // vertices have moved since, at most u each), then by an axis between the sides.
       const double r = (bp.xi + bp.dhat) * (1.0 + 1e-6);
       if (lb) {
-        double ua = u[v[0]], ub = u[v[P::A + 1]];
-        for (int a = 1; a <= P::A; ++a) ua = std::max(ua, u[v[a]]);
-        for (int a = P::A + 2; a < P::N; ++a) ub = std::max(ub, u[v[a]]);
+        double ua, ub;
+        side_max<P::A + 1, P::N>(u, v, ua, ub);
         if (lb[i++] - ua - ub > r) continue;
       }
       if (axis_separated<P::A + 1, P::N>(x, v, r)) continue;
@@ -926,8 +937,7 @@ double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) co
     return energy_over(swept_, x, kappa, nullptr, nullptr);
   if (trial_move_.size() != x.size()) trial_move_.assign(x.size(), kInf);
   for (int v : act().points) {
-    const double m = (x[v] - ccd_x_[v]).norm();
-    trial_move_[v] = std::isfinite(m) ? m * (1.0 + 1e-6) : kInf;
+    trial_move_[v] = moved_bound(x[v], ccd_x_[v]);
   }
   return energy_over(swept_, x, kappa, ccd_bound_.data(), trial_move_.data());
 }
@@ -1130,8 +1140,8 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
   if (ccd_x_.size() != x.size()) ccd_x_.assign(x.size(), Vec3::Constant(kInf));
   if (ccd_move_.size() != x.size()) ccd_move_.assign(x.size(), kInf), ccd_step_.assign(x.size(), kInf);
   for (int v : act().points) {
-    const double m = (x[v] - ccd_x_[v]).norm(), st = dx[v].norm();
-    ccd_move_[v] = std::isfinite(m) ? m * (1.0 + 1e-6) : kInf;
+    const double st = dx[v].norm();
+    ccd_move_[v] = moved_bound(x[v], ccd_x_[v]);
     ccd_step_[v] = std::isfinite(st) ? st : kInf;
     ccd_x_[v] = x[v];
   }
@@ -1153,9 +1163,8 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
       if (have_prev) {
         while (j < prev.size() && prev[j] < p) ++j;
         if (j < prev.size() && prev[j] == p) {
-          double ua = u[v[0]], ub = u[v[P::A + 1]];
-          for (int a = 1; a <= P::A; ++a) ua = std::max(ua, u[v[a]]);
-          for (int a = P::A + 2; a < P::N; ++a) ub = std::max(ub, u[v[a]]);
+          double ua, ub;
+          side_max<P::A + 1, P::N>(u, v, ua, ub);
           d_prev = ccd_prev_bound_[prev_base + j] - ua - ub;
           prev_exact = ccd_prev_exact_[prev_base + j];
           moved = ua + ub;
@@ -1169,9 +1178,8 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
       if (accd_clears_first_step<P::A + 1, P::N>(x, dx, v, xi, ap, d_prev, lb, by_prev)) {
         exact = by_prev && prev_exact;
         if (exact && moved <= 0.5 * params_.dhat) continue;
-        double wa = w[v[0]], wb = w[v[P::A + 1]];
-        for (int a = 1; a <= P::A; ++a) wa = std::max(wa, w[v[a]]);
-        for (int a = P::A + 2; a < P::N; ++a) wb = std::max(wb, w[v[a]]);
+        double wa, wb;
+        side_max<P::A + 1, P::N>(w, v, wa, wb);
         if (lb - wa - wb > (xi + params_.dhat) * (1.0 + 1e-3)) continue;
         if (!exact && wa + wb > 0.5 * params_.dhat) continue;
       }

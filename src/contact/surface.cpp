@@ -94,11 +94,14 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
   // only then is the per-edge table kept (from that edge back to the first).
   std::vector<int> edge_object;
   bool derived = true;
+  auto derived_table = [&](size_t n) {  // the derived objects of edges [0, n)
+    edge_object.reserve(s.edges.capacity());
+    for (size_t e = 0; e < n; ++e) edge_object.push_back(s.vertex_object[s.edges[e][0]]);
+  };
   auto add_edge = [&](int a, int b, int object) {
     if (derived && object != s.vertex_object[a]) {
       derived = false;
-      edge_object.reserve(s.edges.capacity());
-      for (const Edge& e : s.edges) edge_object.push_back(s.vertex_object[e[0]]);
+      derived_table(s.edges.size());
     }
     s.edges.push_back({a, b});
     if (!derived) edge_object.push_back(object);
@@ -196,8 +199,7 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
   for (size_t k = 0; k < seg_object.size() && derived; ++k)
     derived = seg_object[k] == s.vertex_object[s.edges[s.num_triangle_edges + k][0]];
   if (!derived) {
-    if (edge_object.empty())  // (the triangle edges' objects were all derived)
-      for (int e = 0; e < s.num_triangle_edges; ++e) edge_object.push_back(s.vertex_object[s.edges[e][0]]);
+    if (edge_object.empty()) derived_table(static_cast<size_t>(s.num_triangle_edges));  // (all derived so far)
     edge_object.insert(edge_object.end(), seg_object.begin(), seg_object.end());
     edge_object.shrink_to_fit();
     s.edge_object_table = std::move(edge_object);

@@ -1,6 +1,7 @@
 #include "io/result_file.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <array>
 #include <filesystem>
@@ -269,6 +270,20 @@ template <typename T>
 void write_frame_rows(hid_t file, const char* path, hid_t type, int frame, int begin, int end, int width,
                       const std::vector<T>& rows) {
   write_frame_rows(file, path, type, frame, begin, end, width, rows.data());
+}
+
+// The dataset `name` of group g opened when it holds `length` values; a dataset of another
+// length is deleted (a checkpoint array whose size changed): -1 then, as when there is none.
+hid_t open_same_length(hid_t g, const char* name, hsize_t length) {
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return -1;
+  hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+  hid_t space = H5Dget_space(ds);
+  const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(length);
+  H5Sclose(space);
+  if (same) return ds;
+  H5Dclose(ds);
+  H5Ldelete(g, name, H5P_DEFAULT);
+  return -1;
 }
 
 // Runs of consecutive values in `ids` (ascending, distinct).
@@ -790,25 +805,15 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
     long long held = a.distributed() ? static_cast<long long>(a.index.size()) : 0;
     if (a.distributed()) MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_LONG_LONG, MPI_SUM, lv_.comm);
     if (a.distributed() && held == a.whole && a.whole > 0) {
-      const std::vector<RowRun> runs = runs_of(a.index);
-      hsize_t rows = 0;
-      for (const RowRun& r : runs) rows += r.count;
-      int ascending = rows == a.index.size() && a.values.size() == a.index.size();  // (runs_of needs ascending ids)
+      // The packed values go to the selected rows in file order: the ids must ascend
+      // strictly (each held once, one value each) on every rank, else the even-share path.
+      int ascending = a.values.size() == a.index.size() &&
+                      std::adjacent_find(a.index.begin(), a.index.end(), std::greater_equal<int>()) == a.index.end();
       MPI_Allreduce(MPI_IN_PLACE, &ascending, 1, MPI_INT, MPI_MIN, lv_.comm);
       if (ascending) {
+        const std::vector<RowRun> runs = runs_of(a.index);
         const hsize_t length = hsize_t(a.whole);
-        hid_t ds = -1;
-        if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
-          ds = H5Dopen2(ag, name, H5P_DEFAULT);
-          hid_t space = H5Dget_space(ds);
-          const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(length);
-          H5Sclose(space);
-          if (!same) {
-            H5Dclose(ds);
-            H5Ldelete(ag, name, H5P_DEFAULT);
-            ds = -1;
-          }
-        }
+        hid_t ds = open_same_length(ag, name, length);
         if (ds < 0) {
           hid_t space = H5Screate_simple(1, &length, nullptr);
           hid_t dcpl = unfilled_dcpl();
@@ -828,15 +833,10 @@ void ResultFile::write_checkpoint(int frame, double time, Vec x, Vec v, const Na
     const std::vector<double>& rows = a.distributed() ? share : a.values;
     const hsize_t length = hsize_t(a.length());
     const hsize_t first = hsize_t(begin), last = a.distributed() ? first + rows.size() : (lv_.rank == 0 ? length : 0);
-    if (H5Lexists(ag, name, H5P_DEFAULT) > 0) {
-      hid_t ds = H5Dopen2(ag, name, H5P_DEFAULT);
-      hid_t space = H5Dget_space(ds);
-      const bool same = H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(length);
-      H5Sclose(space);
-      if (same && length > 0) write_row_range(ds, name, H5T_NATIVE_DOUBLE, rows, first, last);
+    if (hid_t ds = open_same_length(ag, name, length); ds >= 0) {
+      if (length > 0) write_row_range(ds, name, H5T_NATIVE_DOUBLE, rows, first, last);
       H5Dclose(ds);
-      if (same) continue;
-      H5Ldelete(ag, name, H5P_DEFAULT);
+      continue;
     }
     write_split(ag, name, H5T_NATIVE_DOUBLE, rows, {length}, first, last);
   }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/gallop.hpp"
+
 namespace weft {
 namespace {
 
@@ -17,27 +19,6 @@ constexpr size_t kMaxRunsPerKind = 512;
 constexpr size_t kMinRun = 16;
 
 size_t run_length(size_t n) { return std::max(kMinRun, (n + kMaxRunsPerKind - 1) / kMaxRunsPerKind); }
-
-// The first index i in [from, n) with key(i) >= v (keys ascending over [from, n)): steps
-// doubling from `from`, then a binary search, so a search that moves little costs little.
-template <typename Key>
-size_t gallop(size_t from, size_t n, int v, const Key& key) {
-  size_t lo = from, hi = from, step = 1;  // key(i) < v for every i < lo
-  while (hi < n && key(hi) < v) {
-    lo = hi + 1;
-    hi += step;
-    step <<= 1;
-  }
-  hi = std::min(hi, n);
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (key(mid) < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
 
 }  // namespace
 

@@ -21,6 +21,26 @@ const char* kUsage =
     "usage: weft CASE.yaml [-o OUT.h5] [--frames N] [--set key.path=value]... [--restart OUT.h5]\n"
     "            [--estimate | --estimate-only] [--node-memory SIZE] [--rank-summary] [PETSc options]";
 
+// --help: the usage line, then one line per option (the case-file keys are in README.md).
+const char* kHelp =
+    "  Runs the case and writes OUT.h5 (open OUT.xdmf beside it in ParaView); run under\n"
+    "  mpirun -n R for R ranks. Exit 0 = done, 2 = bad input (one line naming file and key).\n"
+    "  -o, --output OUT.h5    result file (default: the case's output.file)\n"
+    "  --frames N             stop after N steps instead of the case's time.frames (0: build,\n"
+    "                         check and write frame 0 only)\n"
+    "  --set key.path=value   override one case-file key, e.g. --set solver.newton_tol=1e-3,\n"
+    "                         --set 'objects.0.mesh.resolution=[128,128]' (repeatable)\n"
+    "  --restart OUT.h5       continue a run from the last checkpoint in OUT.h5 (into -o, or\n"
+    "                         into OUT.h5 itself when -o is not given)\n"
+    "  --estimate             predict memory per rank and time per step from a short run of a\n"
+    "                         scaled-down copy, refuse to start when a rank would not fit\n"
+    "  --estimate-only        print the estimate and stop\n"
+    "  --node-memory SIZE     memory of one node for --estimate, e.g. 64G (default: this one's)\n"
+    "  --rank-summary         per-rank lines (memory, ownership, halo, stage seconds) at the end\n"
+    "  -h, --help             this text\n"
+    "  PETSc options          any single-dash option goes to PETSc: -ksp_type, -pc_type,\n"
+    "                         -ksp_monitor, -log_view, ... (README.md, \"Executables\")";
+
 struct Args {
   std::string case_file;
   std::vector<std::string> overrides;
@@ -78,7 +98,7 @@ Args parse(int argc, char** argv) {
     } else if (s == "--node-memory") {
       a.est.node_memory = parse_size(value(i));
     } else if (s == "-h" || s == "--help") {
-      std::puts(kUsage);
+      std::printf("%s\n%s\n", kUsage, kHelp);
       std::exit(0);
     } else if (s.rfind("--", 0) == 0) {
       throw weft::InputError("unknown option '" + s + "'");

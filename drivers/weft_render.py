@@ -14,6 +14,14 @@ import sys
 import weft_paraview as wp
 
 USAGE = "usage: weft-render OUT.h5 [-o DIR] [--frames a:b:k] [--size WxH]"
+HELP = """  Renders frames of a weft result file to PNGs through ParaView (pvpython; an X server is
+  started when there is no display), and an MP4 of them when ffmpeg is installed.
+  Exit 0 = done, 2 = bad input or an unreadable result file.
+  -o DIR          where the PNGs go (default: OUT_frames beside OUT.h5)
+  --frames a:b:k  the frames to render, a Python slice of frame indices (default: all;
+                  one index k = that frame, -1 = the last)
+  --size WxH      image size in pixels (default 1280x720)
+  -h, --help      this text"""
 
 
 class UsageError(Exception):
@@ -55,6 +63,7 @@ def parse(argv):
         a = argv[i]
         if a in ("-h", "--help"):
             print(USAGE)
+            print(HELP)
             sys.exit(0)
         if a in ("-o", "--frames", "--size"):
             if i + 1 >= len(argv):

@@ -24,4 +24,8 @@ int limit_blas_threads(MPI_Comm comm);
 // runtime). Returns whether it did.
 bool serialise_openmp();
 
+// Whether OpenMP parallel regions now run as a direct call of their body (after
+// serialise_openmp(); see GOMP_parallel in blas_threads.cpp).
+bool openmp_regions_inline();
+
 }  // namespace weft

@@ -46,6 +46,9 @@ class LinearSystem {
     long version = -1;      // pattern_version_ the slots belong to
   };
   void add_block(SlotCache& cache, size_t element, int nv, const int* global_ids, const double* values_row_major);
+  // add_block(1, &global_id, values) for a node's diagonal block (inertia, AL springs): its
+  // position found once per pattern instead of searched for at every assembly.
+  void add_diagonal_block(int global_id, const double* values);
   // The same for elements first .. first + count - 1 (ids: nv per element, values: one
   // 3 nv x 3 nv block each), added in that order (so bit for bit as count add_block calls).
   // Their destinations, and those of the next `count` elements when their slots are known,
@@ -148,6 +151,8 @@ class LinearSystem {
   void add_at(int e, const double* v, int stride);                // block entry e += v
   void add_off_rank(int row, int nv, const int* ids, const double* va, int stride);  // row owned elsewhere
   long pattern_version_ = 0;  // bumped whenever the block positions change (index_pattern)
+  std::vector<int> diag_block_;  // add_diagonal_block's entry per owned row (-1: not looked up)
+  long diag_version_ = -1;       // the pattern_version_ of diag_block_
   void exchange(std::vector<std::vector<int>>& idx, std::vector<std::vector<double>>& val, int ints, int doubles,
                 std::vector<int>& ridx, std::vector<double>& rval) const;
   Mat part_[2] = {nullptr, nullptr};           // the local SeqAIJ parts (borrowed from A_)

@@ -728,3 +728,63 @@ TEST(LinearSystemAssembly, CouplingsMissingFromThePatternGoOntoTheDiagonalKeepin
   EXPECT_GT(smallest_eigenvalue(diff), -1e-12 * norm);
   MatDestroy(&diff);
 }
+
+TEST(LinearSystemAssembly, DiagonalBlockEqualsSearchedAddBlockAcrossRebuilds) {
+  // add_diagonal_block (the inertia's and AL springs' node blocks, issue 21: its position
+  // found once per pattern) writes the matrix add_block(1, ...) writes, bit for bit, on top
+  // of element blocks, for owned, ghost and kinematic ids, with and without absorbing, and
+  // after a rebuild has moved every block (its cache must look the positions up again).
+  DirectSystem ds;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
+  ASSERT_TRUE(sys.direct_assembly());
+  auto assemble = [&](bool diagonal, double scale) {
+    sys.begin_assembly();
+    for (size_t k = 0; k < lv.triangles.size(); ++k) {  // element blocks first, as in a Newton assembly
+      const int t = lv.triangles[k];
+      int ids[3];
+      for (int a = 0; a < 3; ++a) ids[a] = scene.kinematic(scene.triangles[t][a]) ? -1 : scene.triangles[t][a];
+      double K[81];
+      for (int i = 0; i < 81; ++i) K[i] = std::sin(0.37 * i + 1.3 * t);
+      sys.add_block(3, ids, K);
+    }
+    for (int l = 0; l < lv.num_local(); ++l) {  // owned and ghost vertices
+      const int v = lv.global_of_local(l);
+      const int id = scene.kinematic(v) ? -1 : v;
+      double M[9];
+      for (int i = 0; i < 9; ++i) M[i] = scale * (i % 4 == 0 ? 2.0 + std::cos(0.1 * v) : 1e-3 * std::sin(v + i));
+      if (diagonal)
+        sys.add_diagonal_block(id, M);
+      else
+        sys.add_block(1, &id, M);
+    }
+    sys.end_assembly();
+  };
+  auto expect_same = [&](double scale, const char* what) {
+    assemble(false, scale);
+    Mat ref;
+    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
+    assemble(true, scale);
+    MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+    double diff = -1.0;
+    MatNorm(ref, NORM_FROBENIUS, &diff);
+    EXPECT_EQ(diff, 0.0) << what;
+    MatDestroy(&ref);
+  };
+  expect_same(1.0, "first assembly");
+  expect_same(2.0, "second assembly (positions from the cache)");
+  sys.set_absorb_missing(true);
+  expect_same(3.0, "absorbing");
+  sys.set_absorb_missing(false);
+  std::vector<int> free_vertices;
+  for (int v = 0; v < scene.num_vertices; ++v)
+    if (!scene.kinematic(v)) free_vertices.push_back(v);
+  std::vector<std::pair<int, int>> couplings;
+  for (size_t i = 5; i < free_vertices.size(); i += 3) {
+    couplings.emplace_back(free_vertices[0], free_vertices[i]);
+    couplings.emplace_back(free_vertices[i], free_vertices[0]);
+  }
+  ASSERT_TRUE(sys.set_contact_couplings(couplings));
+  expect_same(4.0, "after a rebuild");
+}

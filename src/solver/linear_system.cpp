@@ -705,6 +705,41 @@ void LinearSystem::add_diagonal_block(int id, const double* values) {
   add_at(diag_block_[r], values, 3);
 }
 
+void LinearSystem::locate_blocks(int nv, const int* ids, int* slots) const {
+  for (int a = 0; a < nv; ++a) {
+    const int row = ids[a];
+    for (int b = 0; b < nv; ++b)
+      slots[a * nv + b] = block_ptr_.empty() || row < lv_.vbegin || row >= lv_.vend || ids[b] < 0
+                              ? -1
+                              : locate_block(row - lv_.vbegin, ids[b]);
+  }
+}
+
+void LinearSystem::add_located(int nv, const int* ids, const int* slots, const double* values) {
+  if (!values_[0]) {
+    add_block(nv, ids, values);
+    return;
+  }
+  const int stride = 3 * nv;  // values: row-major 3 nv x 3 nv
+  for (int a = 0; a < nv; ++a) {
+    const int row = ids[a];
+    if (row < 0) continue;
+    const double* va = values + 3 * a * stride;
+    if (row < lv_.vbegin || row >= lv_.vend) {
+      add_off_rank(row, nv, ids, va, stride);
+      continue;
+    }
+    for (int b = 0; b < nv; ++b) {
+      if (ids[b] < 0) continue;
+      const int e = slots[a * nv + b];
+      if (e >= 0)
+        add_at(e, va + 3 * b, stride);
+      else
+        add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);  // absorbed, or the error
+    }
+  }
+}
+
 // Owned elsewhere: sent to its owner at end_assembly.
 void LinearSystem::add_off_rank(int row, int nv, const int* ids, const double* va, int stride) {
   const int owner = scene_.owner_of(row);

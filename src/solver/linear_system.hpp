@@ -56,6 +56,15 @@ class LinearSystem {
   // will add to arrive, instead of the adds waiting on them (the value arrays, ~7 MB on a
   // 4K-vertex cloth in contact, do not stay in cache between assemblies).
   void add_blocks(SlotCache& cache, size_t first, int count, int nv, const int* global_ids, const double* values);
+  // add_block in two halves, for a caller that keeps block positions itself (the contact
+  // friction pairs, fixed through a lagged solve): locate_blocks gives the nv x nv blocks'
+  // entries (row-major; -1 where the row is not owned here, an id is negative or the
+  // pattern lacks the block), valid while pattern_version() stays; add_located(.., slots,
+  // values) then adds exactly what add_block(nv, global_ids, values) adds (rows owned
+  // elsewhere and blocks the pattern lacks, absorbed or not, as there).
+  void locate_blocks(int nv, const int* global_ids, int* slots) const;
+  void add_located(int nv, const int* global_ids, const int* slots, const double* values);
+  long pattern_version() const { return pattern_version_; }
   void end_assembly();                              // kinematic identity rows + flush
   // Gradient entries (3 values of block row `row`, a global id, owned anywhere) added to g
   // by flush_rhs(g), collective, in the same fixed order as the matrix's off-rank blocks.

@@ -149,6 +149,24 @@ void project_hinge_exact(const Vec12& x, Mat12& H) {
 
 }  // namespace
 
+double hinge_bending_gauss_newton(const Vec12& x, const HingeRest& r, double scale, Vec12& g, Mat12& H) {
+  Vec12 gt;
+  const double theta = dihedral_angle(x, &gt, nullptr);
+  const double c = theta - r.theta0;
+  const double e = r.weight * c * c;
+  // As hinge_bending: g = (2 w c) gt, H = (2 w gt) gt^T (Eigen's outer product scales the
+  // left factor first), then each times scale.
+  const double gs = 2.0 * r.weight * c, w2 = 2.0 * r.weight;
+  double v[12];
+  for (int i = 0; i < 12; ++i) {
+    g(i) = (gs * gt(i)) * scale;
+    v[i] = w2 * gt(i);
+  }
+  for (int j = 0; j < 12; ++j)
+    for (int i = 0; i < 12; ++i) H(i, j) = (v[i] * gt(j)) * scale;
+  return scale * e;
+}
+
 double hinge_bending(const Vec12& x, const HingeRest& r, Vec12* g, Mat12* H, HingeHessian mode) {
   const bool need_hess_theta = H && mode != HingeHessian::GaussNewton;
   Vec12 gt;

@@ -38,9 +38,7 @@ class HingeBendingTerm final : public EnergyTerm {
         const int k = first + i;
         const int* l = stencils_.local_at(4 * k);
         Mat12& H = H_[i];
-        acc += scale * hinge_bending(gather4(xl, l), rest_[stencils_.element_at(k)], &g, &H, true);
-        g *= scale;
-        H *= scale;
+        acc += hinge_bending_gauss_newton(gather4(xl, l), rest_[stencils_.element_at(k)], scale, g, H);
         sink.add_gradient(4, l, g.data());
       }
       sink.add_hessians(set_index_, first, count, 4, stencils_.local_at(4 * first), H_[0].data());

@@ -17,6 +17,7 @@ Svd32 svd32(const Mat32& F) {
   const double s1 = std::sqrt(std::max(e.values(0), 0.0));
   // s2 from det C = |f1 x f2|^2: no cancellation when F is nearly rank one.
   r.s << s1, (s1 > 0.0 ? J / s1 : 0.0);
+  r.J = J;
   Vec3 u1 = F * r.V.col(0);
   const double nu1 = u1.norm();
   u1 = nu1 > 0.0 ? Vec3(u1 / nu1) : Vec3::UnitX();

@@ -19,6 +19,7 @@ struct Svd32 {
   Mat32 U;
   Vec3 n;
   Mat2 V;
+  double J;  // |f1 x f2| (= s1 s2), as F.col(0).cross(F.col(1)).norm() gives it
 };
 
 Svd32 svd32(const Mat32& F);

@@ -12,7 +12,7 @@ namespace {
 // psi and, unless svd is null, vol * its singular-value derivatives; +inf below kNeoHookeanMinJ.
 double neo_hookean(const Mat32& F, const Svd32* svd, const TriRest& r, const MembraneParams& p, IsoDerivs* out) {
   const Vec3 f1 = F.col(0), f2 = F.col(1);
-  const double J = f1.cross(f2).norm();  // = sigma1 sigma2
+  const double J = svd ? svd->J : f1.cross(f2).norm();  // = sigma1 sigma2 (svd32 forms it so)
   if (!(J > kNeoHookeanMinJ)) return std::numeric_limits<double>::infinity();
   const double vol = r.area * p.thickness;
   const double mu = p.mu, lam = p.lambda;

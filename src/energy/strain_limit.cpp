@@ -51,7 +51,11 @@ inline double bhat_d1_divided(double y1, double y2) {
 }  // namespace
 
 double strain_limit_add_derivs(const Mat32& F, const Svd32& svd, const StrainLimitParams& p, IsoDerivs& d) {
-  const Vec2 s = singular_values(F);
+  // singular_values(F) from svd32(F): its s1 is the same sqrt(m + hypot(h, b)) of the same
+  // a, b, c, its J / s1 the same quotient (s2 = min(J / s1, s1) there), so the pair is
+  // singular_values(F) bit for bit without a second hypot, sqrt and cross product
+  // (StrainLimit.SvdGivesSingularValuesBitForBit).
+  const Vec2 s(svd.s(0), svd.s(0) > 0.0 ? std::min(svd.s(1), svd.s(0)) : 0.0);
   if (!(s(0) < p.s_max)) return std::numeric_limits<double>::infinity();
   if (s(0) <= p.s_hat) return 0.0;  // common case: barrier inactive (local support, sec. 4.1)
   const double w = p.s_max - p.s_hat;

@@ -190,7 +190,27 @@ void ContactPotential::assemble(LinearSystem& sys, double& acc) {
     sys.add_block(nv, ids, He);
   };
   acc += model_->assemble_barrier(xf_, kappa_, sink);
-  acc += model_->assemble_friction(xf_, sink);
+  if (friction_slots_version_ != sys.pattern_version()) {
+    friction_slots_.clear();
+    friction_slots_version_ = sys.pattern_version();
+  }
+  size_t call = 0;
+  ContactSink friction_sink = [&](int nv, const int* ids_in, const double* ge, const double* He) {
+    int ids[4];
+    for (int a = 0; a < nv; ++a)  // welded stitch copies write their partner's row
+      ids[a] = row_of_ && ids_in[a] >= 0 ? (*row_of_)[ids_in[a]] : ids_in[a];
+    for (int a = 0; a < nv; ++a)
+      if (ids[a] >= 0) sys.add_rhs(ids[a], ge + 3 * a);
+    if (call == friction_slots_.size()) friction_slots_.emplace_back();
+    FrictionSlots& f = friction_slots_[call++];
+    if (f.nv != nv || !std::equal(ids, ids + nv, f.ids)) {
+      f.nv = nv;
+      std::copy(ids, ids + nv, f.ids);
+      sys.locate_blocks(nv, ids, f.slots);
+    }
+    sys.add_located(nv, ids, f.slots, He);
+  };
+  acc += model_->assemble_friction(xf_, friction_sink);
 }
 
 double ContactPotential::max_step(Vec x, Vec p) {

@@ -92,6 +92,17 @@ class ContactPotential final : public GlobalTerm {
   // known vertices): a trial resets these and writes the known ones, O(owned + halo).
   std::vector<int> trial_filled_;
   std::vector<std::pair<int, int>> couplings_;  // begin_iteration's coupling list (kept: no allocation per iteration)
+  // The friction pairs' sink calls of the last assembly, in call order: their rows and the
+  // matrix positions of their blocks (LinearSystem::locate_blocks), reused by the next
+  // assembly's call of the same index while its rows and the pattern are the same (the
+  // friction stencils stay through a lagged solve), instead of searched for again.
+  struct FrictionSlots {
+    int nv = 0;
+    int ids[4];
+    int slots[16];
+  };
+  std::vector<FrictionSlots> friction_slots_;
+  long friction_slots_version_ = -1;
   int stage_contact_ = 0;
 };
 

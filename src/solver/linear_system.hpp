@@ -46,6 +46,9 @@ class LinearSystem {
     long version = -1;      // pattern_version_ the slots belong to
   };
   void add_block(SlotCache& cache, size_t element, int nv, const int* global_ids, const double* values_row_major);
+  // add_block(1, &global_id, values) for a node's diagonal block (inertia, AL springs): its
+  // position found once per pattern instead of searched for at every assembly.
+  void add_diagonal_block(int global_id, const double* values);
   // The same for elements first .. first + count - 1 (ids: nv per element, values: one
   // 3 nv x 3 nv block each), added in that order (so bit for bit as count add_block calls).
   // Their destinations, and those of the next `count` elements when their slots are known,
@@ -53,6 +56,15 @@ class LinearSystem {
   // will add to arrive, instead of the adds waiting on them (the value arrays, ~7 MB on a
   // 4K-vertex cloth in contact, do not stay in cache between assemblies).
   void add_blocks(SlotCache& cache, size_t first, int count, int nv, const int* global_ids, const double* values);
+  // add_block in two halves, for a caller that keeps block positions itself (the contact
+  // friction pairs, fixed through a lagged solve): locate_blocks gives the nv x nv blocks'
+  // entries (row-major; -1 where the row is not owned here, an id is negative or the
+  // pattern lacks the block), valid while pattern_version() stays; add_located(.., slots,
+  // values) then adds exactly what add_block(nv, global_ids, values) adds (rows owned
+  // elsewhere and blocks the pattern lacks, absorbed or not, as there).
+  void locate_blocks(int nv, const int* global_ids, int* slots) const;
+  void add_located(int nv, const int* global_ids, const int* slots, const double* values);
+  long pattern_version() const { return pattern_version_; }
   void end_assembly();                              // kinematic identity rows + flush
   // Gradient entries (3 values of block row `row`, a global id, owned anywhere) added to g
   // by flush_rhs(g), collective, in the same fixed order as the matrix's off-rank blocks.
@@ -148,6 +160,8 @@ class LinearSystem {
   void add_at(int e, const double* v, int stride);                // block entry e += v
   void add_off_rank(int row, int nv, const int* ids, const double* va, int stride);  // row owned elsewhere
   long pattern_version_ = 0;  // bumped whenever the block positions change (index_pattern)
+  std::vector<int> diag_block_;  // add_diagonal_block's entry per owned row (-1: not looked up)
+  long diag_version_ = -1;       // the pattern_version_ of diag_block_
   void exchange(std::vector<std::vector<int>>& idx, std::vector<std::vector<double>>& val, int ints, int doubles,
                 std::vector<int>& ridx, std::vector<double>& rval) const;
   Mat part_[2] = {nullptr, nullptr};           // the local SeqAIJ parts (borrowed from A_)

@@ -40,7 +40,7 @@ class NodeSink : public AssemblySink {
     if (global_id_[node] >= 0)
       for (int d = 0; d < 3; ++d) g_[3 * node + d] += g3[d];
   }
-  void add_node_block(int node, const double* H9) { sys_.add_block(1, global_id_ + node, H9); }
+  void add_node_block(int node, const double* H9) { sys_.add_diagonal_block(global_id_[node], H9); }
 
  protected:
   // Vertex-level gradients into g_vertices (entries of vertices whose vertex_id is -1

@@ -728,3 +728,132 @@ TEST(LinearSystemAssembly, CouplingsMissingFromThePatternGoOntoTheDiagonalKeepin
   EXPECT_GT(smallest_eigenvalue(diff), -1e-12 * norm);
   MatDestroy(&diff);
 }
+
+TEST(LinearSystemAssembly, DiagonalBlockEqualsSearchedAddBlockAcrossRebuilds) {
+  // add_diagonal_block (the inertia's and AL springs' node blocks, issue 21: its position
+  // found once per pattern) writes the matrix add_block(1, ...) writes, bit for bit, on top
+  // of element blocks, for owned, ghost and kinematic ids, with and without absorbing, and
+  // after a rebuild has moved every block (its cache must look the positions up again).
+  DirectSystem ds;
+  const weft::Scene& scene = ds.scene;
+  const weft::LocalView& lv = ds.lv;
+  weft::LinearSystem& sys = ds.sys;
+  ASSERT_TRUE(sys.direct_assembly());
+  auto assemble = [&](bool diagonal, double scale) {
+    sys.begin_assembly();
+    for (size_t k = 0; k < lv.triangles.size(); ++k) {  // element blocks first, as in a Newton assembly
+      const int t = lv.triangles[k];
+      int ids[3];
+      for (int a = 0; a < 3; ++a) ids[a] = scene.kinematic(scene.triangles[t][a]) ? -1 : scene.triangles[t][a];
+      double K[81];
+      for (int i = 0; i < 81; ++i) K[i] = std::sin(0.37 * i + 1.3 * t);
+      sys.add_block(3, ids, K);
+    }
+    for (int l = 0; l < lv.num_local(); ++l) {  // owned and ghost vertices
+      const int v = lv.global_of_local(l);
+      const int id = scene.kinematic(v) ? -1 : v;
+      double M[9];
+      for (int i = 0; i < 9; ++i) M[i] = scale * (i % 4 == 0 ? 2.0 + std::cos(0.1 * v) : 1e-3 * std::sin(v + i));
+      if (diagonal)
+        sys.add_diagonal_block(id, M);
+      else
+        sys.add_block(1, &id, M);
+    }
+    sys.end_assembly();
+  };
+  auto expect_same = [&](double scale, const char* what) {
+    assemble(false, scale);
+    Mat ref;
+    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
+    assemble(true, scale);
+    MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+    double diff = -1.0;
+    MatNorm(ref, NORM_FROBENIUS, &diff);
+    EXPECT_EQ(diff, 0.0) << what;
+    MatDestroy(&ref);
+  };
+  expect_same(1.0, "first assembly");
+  expect_same(2.0, "second assembly (positions from the cache)");
+  sys.set_absorb_missing(true);
+  expect_same(3.0, "absorbing");
+  sys.set_absorb_missing(false);
+  std::vector<int> free_vertices;
+  for (int v = 0; v < scene.num_vertices; ++v)
+    if (!scene.kinematic(v)) free_vertices.push_back(v);
+  std::vector<std::pair<int, int>> couplings;
+  for (size_t i = 5; i < free_vertices.size(); i += 3) {
+    couplings.emplace_back(free_vertices[0], free_vertices[i]);
+    couplings.emplace_back(free_vertices[i], free_vertices[0]);
+  }
+  ASSERT_TRUE(sys.set_contact_couplings(couplings));
+  expect_same(4.0, "after a rebuild");
+}
+
+TEST(LinearSystemAssembly, LocatedBlocksEqualAddBlockAcrossAssembliesAndRebuilds) {
+  // locate_blocks + add_located (the contact friction's path, issue 21: positions kept
+  // across assemblies while pattern_version() stays) against add_block, bit for bit, on
+  // contact-like stencils of 1-4 vertices anywhere (rows owned elsewhere, kinematic ids,
+  // couplings the pattern lacks: absorbed onto the diagonal), with positions located in an
+  // earlier assembly, and again after a rebuild that moves every block.
+  DirectSystem ds;
+  const weft::Scene& scene = ds.scene;
+  weft::LinearSystem& sys = ds.sys;
+  ASSERT_TRUE(sys.direct_assembly());
+  std::vector<std::array<int, 4>> st;
+  std::vector<int> nvs;
+  const int n = scene.num_vertices;
+  for (int k = 0; k < 60; ++k) {
+    const int nv = 1 + k % 4;
+    std::array<int, 4> ids{};
+    for (int a = 0; a < nv; ++a) {
+      const int v = (k * 37 + a * (k % 2 ? 1 : n / 3) + ds.rank * 11) % n;
+      ids[a] = scene.kinematic(v) ? -1 : v;
+    }
+    st.push_back(ids);
+    nvs.push_back(nv);
+  }
+  std::vector<int> slots(16 * st.size());
+  long located_at = -1;
+  auto assemble = [&](bool located, double scale) {
+    sys.begin_assembly();
+    if (located && located_at != sys.pattern_version()) {
+      for (size_t k = 0; k < st.size(); ++k) sys.locate_blocks(nvs[k], st[k].data(), slots.data() + 16 * k);
+      located_at = sys.pattern_version();
+    }
+    for (size_t k = 0; k < st.size(); ++k) {
+      const int nv = nvs[k];
+      double H[144];
+      for (int i = 0; i < 3 * nv; ++i)
+        for (int j = 0; j <= i; ++j)
+          H[i * 3 * nv + j] = H[j * 3 * nv + i] = scale * (i == j ? 3.0 : 0.1 * std::sin(0.3 * (i * 12 + j) + k));
+      if (located)
+        sys.add_located(nv, st[k].data(), slots.data() + 16 * k, H);
+      else
+        sys.add_block(nv, st[k].data(), H);
+    }
+    sys.end_assembly();
+  };
+  auto expect_same = [&](double scale, const char* what) {
+    assemble(false, scale);
+    Mat ref;
+    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
+    assemble(true, scale);
+    MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+    double diff = -1.0;
+    MatNorm(ref, NORM_FROBENIUS, &diff);
+    EXPECT_EQ(diff, 0.0) << what;
+    MatDestroy(&ref);
+  };
+  sys.set_absorb_missing(true);  // the stencils' couplings are not in the element pattern
+  expect_same(1.0, "first assembly, absorbing");
+  expect_same(2.0, "positions from the earlier assembly, absorbing");
+  sys.set_absorb_missing(false);
+  std::vector<std::pair<int, int>> couplings;
+  for (size_t k = 0; k < st.size(); ++k)
+    for (int a = 0; a < nvs[k]; ++a)
+      for (int b = 0; b < nvs[k]; ++b)
+        if (st[k][a] >= 0 && st[k][b] >= 0 && st[k][a] != st[k][b]) couplings.emplace_back(st[k][a], st[k][b]);
+  sys.set_contact_couplings(couplings);  // (collective; grows on some rank)
+  expect_same(3.0, "after the couplings' rebuild");
+  expect_same(4.0, "positions from the earlier assembly");
+}

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstring>
 
 #include "core/error.hpp"
 #include "energy/hinge_bending.hpp"
@@ -167,6 +168,30 @@ TEST(HingeBending, DegenerateWingIsHarmless) {
   EXPECT_TRUE(std::isfinite(e));
   EXPECT_TRUE(g.allFinite());
   EXPECT_TRUE(H.allFinite());
+}
+
+TEST(HingeBending, ScaledGaussNewtonKernelIsTheOldPathBitForBit) {
+  // hinge_bending_gauss_newton (the assembly's kernel, issue 21) against hinge_bending(..,
+  // true) followed by g *= scale, H *= scale: every value the same bits.
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (int k = 0; k < 2000; ++k) {
+    const Vec12 x = random_hinge(rng);
+    const HingeRest r{u(rng), std::exp(u(rng))};
+    const double scale = k % 3 == 0 ? 1.0 : std::exp(2.0 * u(rng));
+    Vec12 g0, g1;
+    Mat12 H0, H1;
+    const double e0 = scale * hinge_bending(x, r, &g0, &H0, true);
+    g0 *= scale;
+    H0 *= scale;
+    const double e1 = hinge_bending_gauss_newton(x, r, scale, g1, H1);
+    ASSERT_TRUE(same(e0, e1)) << k;
+    for (int i = 0; i < 12; ++i) {
+      ASSERT_TRUE(same(g0(i), g1(i))) << k;
+      for (int j = 0; j < 12; ++j) ASSERT_TRUE(same(H0(i, j), H1(i, j))) << k << " " << i << " " << j;
+    }
+  }
 }
 
 }  // namespace

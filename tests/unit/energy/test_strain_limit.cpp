@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstring>
 
 #include <Eigen/Eigenvalues>
 
@@ -188,6 +189,61 @@ TEST(StrainLimit, UniformStretchGradientIsRadial) {
   const double y = (1.0 - s) / 0.1;
   const double db = -2.0 * y * std::log1p(y) - y * y / (1.0 + y);
   EXPECT_NEAR(g.dot(X), 2.0 * kSL.kappa * kSL.volume * db * (-1.0 / 0.1), 1e-9 * std::abs(g.dot(X)));
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(StrainLimit, SvdGivesSingularValuesBitForBit) {
+  // The membrane assembly takes the strain limit's singular values (and the neo-Hookean J)
+  // from svd32 instead of forming them again (issue 21): svd32's s1, min(s2, s1) (0 when
+  // s1 is not > 0) and J must be singular_values(F) and |f1 x f2| bit for bit, for any F:
+  // stretched, compressed, nearly rank one, rank one, zero, tiny and huge.
+  std::mt19937 rng(2034);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<Mat32> Fs;
+  for (int k = 0; k < 20000; ++k) {
+    Mat32 F;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 2; ++j) F(i, j) = u(rng);
+    const int kind = k % 5;
+    if (kind == 1) F.col(1) = F.col(0) * u(rng) + 1e-9 * F.col(1);  // nearly rank one
+    if (kind == 2) F *= std::pow(10.0, 12.0 * u(rng));                 // tiny to huge
+    if (kind == 3) F = test::F_with_singular_values(1.0 + 0.1 * u(rng), 1.0 + 0.1 * u(rng), rng);  // near rest
+    Fs.push_back(F);
+  }
+  Mat32 F0 = Mat32::Zero(), F1 = Mat32::Zero();
+  F1.col(0) = Vec3(1, 2, 3);
+  F1.col(1) = 2.0 * F1.col(0);  // rank one exactly
+  Fs.push_back(F0);
+  Fs.push_back(F1);
+  for (const Mat32& F : Fs) {
+    const Vec2 s = singular_values(F);
+    const Svd32 svd = svd32(F);
+    const Vec2 t(svd.s(0), svd.s(0) > 0.0 ? std::min(svd.s(1), svd.s(0)) : 0.0);
+    ASSERT_TRUE(same_bits(s(0), t(0)) && same_bits(s(1), t(1))) << F;
+    const Vec3 f1 = F.col(0), f2 = F.col(1);
+    ASSERT_TRUE(same_bits(svd.J, f1.cross(f2).norm())) << F;
+  }
+}
+
+TEST(StrainLimit, AssemblyDerivativesMatchTheEnergyPathsBitForBit) {
+  // With the singular values and J from svd32, the assembly's energies (derivs) must still be
+  // the energy-only paths' (singular_values, |f1 x f2|) bit for bit, barrier active or not.
+  for (unsigned seed = 1; seed <= 400; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const Vec9 X = test::random_rest_triangle(rng);
+    const TriRest r = test::rest_of(X);
+    const double s1 = 0.8 + 0.299 * u(rng), s2 = 0.6 + (s1 - 0.6) * u(rng);
+    const Vec9 x = test::positions_from_F(test::F_with_singular_values(s1, s2, rng), r, test::random_vec(rng));
+    const Mat32 F = deformation_gradient(x, r);
+    const Svd32 svd = svd32(F);
+    IsoDerivs dm, ds{};
+    const double em = membrane_neo_hookean_derivs(F, svd, r, test::kMembrane, dm);
+    ASSERT_TRUE(same_bits(em, membrane_neo_hookean(x, r, test::kMembrane, nullptr, nullptr, false))) << seed;
+    const double es = strain_limit_add_derivs(F, svd, kSL, ds);
+    ASSERT_TRUE(same_bits(es, strain_limit(x, r, kSL, nullptr, nullptr, false))) << seed;
+  }
 }
 
 }  // namespace

@@ -311,6 +311,19 @@ void LinearSystem::configure_solver() {
   if (chol_direct && is_factor && !has_solver_type)
     check(PCFactorSetMatSolverType(pc, kSequentialCholesky), "PCFactorSetMatSolverType");
   factor_pc_ = is_factor || split_active_ || sub_active_ || chol_active_;
+  // DirectCholmod reads the upper triangle of the rows (col >= row) and, under preonly,
+  // nothing else in the solve reads the matrix, so for a caller that only solves with it
+  // (set_solve_only: the Newton minimiser) the blocks below the block diagonal are not
+  // added: half the element and contact block additions, whose scattered writes into the
+  // AIJ values are most of an assembly's insertion cost (soft drape 64^2:
+  // bench/results/newton_split.md, session 34). The blocks added are summed exactly as
+  // before, so the factor is the same bit for bit. A matrix the user asks to see
+  // (-mat_view, -ksp_view_mat) is assembled whole.
+  PetscBool view_a = PETSC_FALSE, view_b = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, "-mat_view", &view_a), "PetscOptionsHasName");
+  check(PetscOptionsHasName(nullptr, nullptr, "-ksp_view_mat", &view_b), "PetscOptionsHasName");
+  upper_capable_ = chol_active_ && !view_a && !view_b;
+  upper_only_ = upper_capable_ && solve_only_;
   reuse_factor_ = is_factor && !is_preonly && spec_.factor_reuse_its > 0;
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
@@ -656,9 +669,21 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
       add_off_rank(row, nv, ids, va, stride);
       continue;
     }
-    for (int b = 0; b < nv; ++b)
-      if (ids[b] >= 0) add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);
+    for (int b = 0; b < nv; ++b) {
+      if (ids[b] < 0) continue;
+      if (skip_lower(row, ids[b])) {
+        absorb_if_missing(row - lv_.vbegin, ids[b], va + 3 * b, stride);
+        continue;
+      }
+      add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);
+    }
   }
+}
+
+// A lower block that is not added (upper_only_) still goes onto its row's diagonal when it
+// is missing from the pattern and missing blocks are absorbed: the diagonal block is read.
+void LinearSystem::absorb_if_missing(int r, int col, const double* v, int stride) {
+  if (absorb_missing_ && locate_block(r, col) < 0) absorb(r, v, stride);
 }
 
 void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, const double* values) {
@@ -684,7 +709,7 @@ void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, con
     const int r = row - lv_.vbegin;
     int* slot = c.slot.data() + base + a * nv;
     for (int b = 0; b < nv; ++b) {
-      if (ids[b] < 0) continue;
+      if (ids[b] < 0 || skip_lower(row, ids[b])) continue;  // (element blocks are in the pattern)
       if (slot[b] < 0) slot[b] = find_block(r, ids[b]);
       add_at(slot[b], va + 3 * b, stride);
     }
@@ -732,10 +757,11 @@ void LinearSystem::add_located(int nv, const int* ids, const int* slots, const d
     for (int b = 0; b < nv; ++b) {
       if (ids[b] < 0) continue;
       const int e = slots[a * nv + b];
-      if (e >= 0)
-        add_at(e, va + 3 * b, stride);
-      else
+      if (e >= 0) {
+        if (!skip_lower(row, ids[b])) add_at(e, va + 3 * b, stride);
+      } else {
         add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);  // absorbed, or the error
+      }
     }
   }
 }
@@ -814,28 +840,16 @@ void LinearSystem::add_at(int e, const double* v, int stride) {
   }
 }
 
-// The three scalar rows of block entry e, for writing.
-void LinearSystem::prefetch_block(int e) const {
-  const BlockAt at = block_at_[e];
-  const PetscScalar* q = values_[static_cast<int>(block_part_[e])] + at.off;
-  __builtin_prefetch(q, 1, 1);
-  __builtin_prefetch(q + at.len, 1, 1);
-  __builtin_prefetch(q + 2 * at.len, 1, 1);
-}
-
 void LinearSystem::add_blocks(SlotCache& c, size_t first, int count, int nv, const int* ids, const double* values) {
   const size_t n2 = static_cast<size_t>(9 * nv * nv);
   if (!values_[0]) {
     for (int i = 0; i < count; ++i) add_block(nv, ids + nv * i, values + n2 * i);
     return;
   }
+  // (A prefetch of the next batch's destinations was tried here: as __builtin_prefetch for
+  // writing it compiled to nothing without -mprfchw, and forced in it gained nothing,
+  // bench/results/newton_split.md session 34.)
   for (int i = 0; i < count; ++i) add_block(c, first + i, nv, ids + nv * i, values + n2 * i);
-  // The next batch's owned blocks (their slots were cached by an earlier assembly of this
-  // pattern: add_block above reset them otherwise; -1: not owned here, or not looked up yet).
-  if (count == 0 || c.version != pattern_version_) return;
-  const size_t from = (first + count) * nv * nv, to = std::min(c.slot.size(), (first + 2 * count) * nv * nv);
-  for (size_t s = from; s < to; ++s)
-    if (c.slot[s] >= 0) prefetch_block(c.slot[s]);
 }
 
 // Sends each owner its records (ints + doubles per record, in call order) and returns what

@@ -34,6 +34,14 @@ class LinearSystem {
   LinearSystem& operator=(const LinearSystem&) = delete;
 
   Mat matrix() const { return A_; }
+  // A caller that only solves with the matrix (never multiplies with it or reads it) says so:
+  // with the one-rank direct CHOLMOD solve only its blocks on and above the block diagonal
+  // are then assembled (upper_triangle()), all that solve reads. Off by default.
+  void set_solve_only(bool on) {
+    solve_only_ = on;
+    upper_only_ = upper_capable_ && solve_only_;
+  }
+  bool upper_triangle() const { return upper_only_; }
   void begin_assembly();                            // zero values, keep the pattern
   // Add an element block matrix over `nv` vertices given by their GLOBAL solver ids;
   // a negative id drops that vertex's rows and columns.
@@ -51,10 +59,6 @@ class LinearSystem {
   void add_diagonal_block(int global_id, const double* values);
   // The same for elements first .. first + count - 1 (ids: nv per element, values: one
   // 3 nv x 3 nv block each), added in that order (so bit for bit as count add_block calls).
-  // Their destinations, and those of the next `count` elements when their slots are known,
-  // are prefetched: a batch's values are computed in ~1 us per element while the lines it
-  // will add to arrive, instead of the adds waiting on them (the value arrays, ~7 MB on a
-  // 4K-vertex cloth in contact, do not stay in cache between assemblies).
   void add_blocks(SlotCache& cache, size_t first, int count, int nv, const int* global_ids, const double* values);
   // add_block in two halves, for a caller that keeps block positions itself (the contact
   // friction pairs, fixed through a lagged solve): locate_blocks gives the nv x nv blocks'
@@ -140,7 +144,6 @@ class LinearSystem {
   std::vector<int> block_ptr_, block_cols_;
   std::vector<BlockAt> block_at_;
   std::vector<char> block_part_;
-  void prefetch_block(int e) const;
   PetscScalar* rhs_direct_ = nullptr;  // begin_rhs on one rank: g's array until flush_rhs
   std::vector<PetscInt> row_start_[2];
   // Contributions to rows owned elsewhere, per owner rank: (row, col) and 9 values per
@@ -155,6 +158,7 @@ class LinearSystem {
   int find_block(int r, int col) const;                           // entry e of block (r local, col)
   int locate_block(int r, int col) const;                         // ... or -1 when not in the pattern
   void absorb(int r, const double* v, int stride);                // a missing block onto the diagonal
+  void absorb_if_missing(int r, int col, const double* v, int stride);  // a skipped lower block's part
   bool absorb_missing_ = false;
   long absorbed_blocks_ = 0;
   void add_at(int e, const double* v, int stride);                // block entry e += v
@@ -201,6 +205,12 @@ class LinearSystem {
   bool substructure_forced_ = false;  // -weft_substructure 1: no |B| / sqrt(N) test
   std::unique_ptr<SubstructuredCholesky> sub_;
   bool chol_active_ = false;    // one rank: DirectCholmod as a PCSHELL
+  // Only the blocks on and above the block diagonal are added (the solve reads no other):
+  // set with chol_active_, unless the options ask to view the matrix (configure_solver).
+  bool upper_only_ = false;
+  bool upper_capable_ = false;  // chol_active_ and no option asks to view the matrix
+  bool solve_only_ = false;     // set_solve_only()
+  bool skip_lower(int row, int col) const { return upper_only_ && col < row; }
   std::unique_ptr<DirectCholmod> chol_;
   std::string sub_error_;       // a failure inside the PETSc shell callbacks, rethrown by solve()
   static PetscErrorCode shell_setup(PC pc);

@@ -76,6 +76,7 @@ NewtonMinimiser::NewtonMinimiser(const LocalView& lv, LinearSystem& sys, Vec x, 
     : lv_(lv), sys_(sys), x_(x), global_id_(global_id), opt_(opt) {
   check(VecDuplicate(x_, &p_), "VecDuplicate");
   check(VecDuplicate(x_, &g_), "VecDuplicate");
+  sys_.set_solve_only(true);  // the Hessian is only solved with (its upper part suffices there)
   stage_assembly_ = log_stage("weft Assembly");
   stage_solve_ = log_stage("weft Solve");
   stage_line_search_ = log_stage("weft LineSearch");

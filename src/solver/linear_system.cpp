@@ -660,15 +660,7 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
     check(MatSetValuesBlocked(A_, nv, idx, nv, idx, values, ADD_VALUES), "MatSetValuesBlocked");
     return;
   }
-  const int stride = 3 * nv;  // values: row-major 3 nv x 3 nv
-  for (int a = 0; a < nv; ++a) {
-    const int row = ids[a];
-    if (row < 0) continue;
-    const double* va = values + 3 * a * stride;
-    if (row < lv_.vbegin || row >= lv_.vend) {
-      add_off_rank(row, nv, ids, va, stride);
-      continue;
-    }
+  for_owned_rows(nv, ids, values, [&](int a, int row, const double* va, int stride) {
     for (int b = 0; b < nv; ++b) {
       if (ids[b] < 0) continue;
       if (skip_lower(row, ids[b])) {
@@ -677,7 +669,7 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
       }
       add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);
     }
-  }
+  });
 }
 
 // A lower block that is not added (upper_only_) still goes onto its row's diagonal when it
@@ -697,15 +689,7 @@ void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, con
   }
   const size_t base = k * nv * nv;
   if (c.slot.size() < base + nv * nv) c.slot.resize(base + nv * nv, -1);  // first assemblies only
-  const int stride = 3 * nv;
-  for (int a = 0; a < nv; ++a) {
-    const int row = ids[a];
-    if (row < 0) continue;
-    const double* va = values + 3 * a * stride;
-    if (row < lv_.vbegin || row >= lv_.vend) {
-      add_off_rank(row, nv, ids, va, stride);
-      continue;
-    }
+  for_owned_rows(nv, ids, values, [&](int a, int row, const double* va, int stride) {
     const int r = row - lv_.vbegin;
     int* slot = c.slot.data() + base + a * nv;
     for (int b = 0; b < nv; ++b) {
@@ -713,7 +697,7 @@ void LinearSystem::add_block(SlotCache& c, size_t k, int nv, const int* ids, con
       if (slot[b] < 0) slot[b] = find_block(r, ids[b]);
       add_at(slot[b], va + 3 * b, stride);
     }
-  }
+  });
 }
 
 void LinearSystem::add_diagonal_block(int id, const double* values) {
@@ -745,15 +729,7 @@ void LinearSystem::add_located(int nv, const int* ids, const int* slots, const d
     add_block(nv, ids, values);
     return;
   }
-  const int stride = 3 * nv;  // values: row-major 3 nv x 3 nv
-  for (int a = 0; a < nv; ++a) {
-    const int row = ids[a];
-    if (row < 0) continue;
-    const double* va = values + 3 * a * stride;
-    if (row < lv_.vbegin || row >= lv_.vend) {
-      add_off_rank(row, nv, ids, va, stride);
-      continue;
-    }
+  for_owned_rows(nv, ids, values, [&](int a, int row, const double* va, int stride) {
     for (int b = 0; b < nv; ++b) {
       if (ids[b] < 0) continue;
       const int e = slots[a * nv + b];
@@ -763,7 +739,7 @@ void LinearSystem::add_located(int nv, const int* ids, const int* slots, const d
         add_owned(row - lv_.vbegin, ids[b], va + 3 * b, stride);  // absorbed, or the error
       }
     }
-  }
+  });
 }
 
 // Owned elsewhere: sent to its owner at end_assembly.

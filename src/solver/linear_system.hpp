@@ -162,6 +162,22 @@ class LinearSystem {
   bool absorb_missing_ = false;
   long absorbed_blocks_ = 0;
   void add_at(int e, const double* v, int stride);                // block entry e += v
+  // The direct insertion paths' walk over a stencil's rows (values: row-major 3 nv x 3 nv):
+  // rows of negative ids skipped, rows owned elsewhere sent to their owner (add_off_rank),
+  // each owned row handed to f(a, row, its 3 value rows, their stride).
+  template <class F>
+  void for_owned_rows(int nv, const int* ids, const double* values, F&& f) {
+    const int stride = 3 * nv;
+    for (int a = 0; a < nv; ++a) {
+      const int row = ids[a];
+      if (row < 0) continue;
+      const double* va = values + 3 * a * stride;
+      if (row < lv_.vbegin || row >= lv_.vend)
+        add_off_rank(row, nv, ids, va, stride);
+      else
+        f(a, row, va, stride);
+    }
+  }
   void add_off_rank(int row, int nv, const int* ids, const double* va, int stride);  // row owned elsewhere
   long pattern_version_ = 0;  // bumped whenever the block positions change (index_pattern)
   std::vector<int> diag_block_;  // add_diagonal_block's entry per owned row (-1: not looked up)

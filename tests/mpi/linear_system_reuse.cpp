@@ -51,6 +51,40 @@ void assemble(weft::LinearSystem& sys, const weft::Scene& scene, const weft::Loc
   sys.end_assembly();
 }
 
+// The scene's free (non-kinematic) vertices, ascending.
+std::vector<int> free_vertices_of(const weft::Scene& scene) {
+  std::vector<int> f;
+  for (int v = 0; v < scene.num_vertices; ++v)
+    if (!scene.kinematic(v)) f.push_back(v);
+  return f;
+}
+
+// Couplings from the first free vertex to every third one from the sixth, both ways: each
+// of those rows gains a column, which shifts the positions of the blocks after it.
+std::vector<std::pair<int, int>> couplings_from_first(const std::vector<int>& free) {
+  std::vector<std::pair<int, int>> c;
+  for (size_t i = 5; i < free.size(); i += 3) {
+    c.emplace_back(free[0], free[i]);
+    c.emplace_back(free[i], free[0]);
+  }
+  return c;
+}
+
+// assemble(false, scale) then assemble(true, scale) (an old and a new insertion path) must
+// leave the same matrix bit for bit.
+template <class Assemble>
+void expect_paths_equal(weft::LinearSystem& sys, Assemble&& assemble, double scale, const char* what) {
+  assemble(false, scale);
+  Mat ref;
+  MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
+  assemble(true, scale);
+  MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
+  double diff = -1.0;
+  MatNorm(ref, NORM_FROBENIUS, &diff);
+  EXPECT_EQ(diff, 0.0) << what;
+  MatDestroy(&ref);
+}
+
 struct Solve {
   double norm, residual;
   int its;
@@ -212,9 +246,7 @@ TEST(LinearSystemAssembly, DirectWritesEqualMatSetValuesAndRepeatExactly) {
   const weft::LocalView lv = weft::make_local_view(scene, MPI_COMM_WORLD);
   weft::LinearSystem sys(scene, lv, spec.linear);
   sys.new_time_step();
-  std::vector<int> free_vertices;
-  for (int v = 0; v < scene.num_vertices; ++v)
-    if (!scene.kinematic(v)) free_vertices.push_back(v);
+  const std::vector<int> free_vertices = free_vertices_of(scene);
   // Couplings between vertices far apart (a stride through the numbering, so across ranks).
   std::vector<std::pair<int, int>> couplings;
   std::vector<std::array<int, 3>> pairs;
@@ -341,36 +373,18 @@ TEST(LinearSystemAssembly, SlotCacheEqualsSearchedBlocksAcrossRebuilds) {
     }
     sys.end_assembly();
   };
-  auto expect_same = [&](double scale, const char* what) {
-    assemble_tris(false, scale);
-    Mat ref;
-    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
-    assemble_tris(true, scale);
-    MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
-    double diff = -1.0;
-    MatNorm(ref, NORM_FROBENIUS, &diff);
-    EXPECT_EQ(diff, 0.0) << what;
-    MatDestroy(&ref);
-  };
+  auto expect_same = [&](double scale, const char* what) { expect_paths_equal(sys, assemble_tris, scale, what); };
   expect_same(1.0, "first assembly");
   expect_same(2.0, "second assembly (slots from the cache)");
-  // Couplings from the first free vertex to many others: each of those rows gains a
-  // column, which shifts the positions of the blocks after it.
-  std::vector<int> free_vertices;
-  for (int v = 0; v < scene.num_vertices; ++v)
-    if (!scene.kinematic(v)) free_vertices.push_back(v);
-  std::vector<std::pair<int, int>> couplings;
-  for (size_t i = 5; i < free_vertices.size(); i += 3) {
-    couplings.emplace_back(free_vertices[0], free_vertices[i]);
-    couplings.emplace_back(free_vertices[i], free_vertices[0]);
-  }
-  ASSERT_TRUE(sys.set_contact_couplings(couplings));
+  // Couplings from the first free vertex to many others (a rebuild that moves blocks).
+  const std::vector<int> free_vertices = free_vertices_of(scene);
+  ASSERT_TRUE(sys.set_contact_couplings(couplings_from_first(free_vertices)));
   expect_same(3.0, "after a rebuild");
 }
 
 TEST(LinearSystemAssembly, BatchedSlotsAndDirectGradientEqualTheOldPaths) {
-  // The elastic terms' path (issue 21): add_blocks, a batch of stencils through a SlotCache
-  // with the next batch's destinations prefetched, must write the matrix MatSetValuesBlocked
+  // The elastic terms' path (issue 21): add_blocks, a batch of stencils through a SlotCache,
+  // must write the matrix MatSetValuesBlocked
   // writes from the same blocks (exactly on one rank, to rounding on more, as above), and
   // the same matrix bit for bit as one searched add_block per stencil, in batches of any
   // size, before and after a rebuild that moves every block, and with the hinges' 4-vertex
@@ -646,9 +660,7 @@ TEST(LinearSystemAssembly, CouplingsMissingFromThePatternGoOntoTheDiagonalKeepin
   DirectSystem ds;
   weft::LinearSystem& sys = ds.sys;
   ASSERT_TRUE(sys.direct_assembly());
-  std::vector<int> free_vertices;
-  for (int v = 0; v < ds.scene.num_vertices; ++v)
-    if (!ds.scene.kinematic(v)) free_vertices.push_back(v);
+  const std::vector<int> free_vertices = free_vertices_of(ds.scene);
   const size_t nf = free_vertices.size();
 
   // (1) One point-point block.
@@ -762,31 +774,14 @@ TEST(LinearSystemAssembly, DiagonalBlockEqualsSearchedAddBlockAcrossRebuilds) {
     }
     sys.end_assembly();
   };
-  auto expect_same = [&](double scale, const char* what) {
-    assemble(false, scale);
-    Mat ref;
-    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
-    assemble(true, scale);
-    MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
-    double diff = -1.0;
-    MatNorm(ref, NORM_FROBENIUS, &diff);
-    EXPECT_EQ(diff, 0.0) << what;
-    MatDestroy(&ref);
-  };
+  auto expect_same = [&](double scale, const char* what) { expect_paths_equal(sys, assemble, scale, what); };
   expect_same(1.0, "first assembly");
   expect_same(2.0, "second assembly (positions from the cache)");
   sys.set_absorb_missing(true);
   expect_same(3.0, "absorbing");
   sys.set_absorb_missing(false);
-  std::vector<int> free_vertices;
-  for (int v = 0; v < scene.num_vertices; ++v)
-    if (!scene.kinematic(v)) free_vertices.push_back(v);
-  std::vector<std::pair<int, int>> couplings;
-  for (size_t i = 5; i < free_vertices.size(); i += 3) {
-    couplings.emplace_back(free_vertices[0], free_vertices[i]);
-    couplings.emplace_back(free_vertices[i], free_vertices[0]);
-  }
-  ASSERT_TRUE(sys.set_contact_couplings(couplings));
+  const std::vector<int> free_vertices = free_vertices_of(scene);
+  ASSERT_TRUE(sys.set_contact_couplings(couplings_from_first(free_vertices)));
   expect_same(4.0, "after a rebuild");
 }
 
@@ -834,17 +829,7 @@ TEST(LinearSystemAssembly, LocatedBlocksEqualAddBlockAcrossAssembliesAndRebuilds
     }
     sys.end_assembly();
   };
-  auto expect_same = [&](double scale, const char* what) {
-    assemble(false, scale);
-    Mat ref;
-    MatDuplicate(sys.matrix(), MAT_COPY_VALUES, &ref);
-    assemble(true, scale);
-    MatAXPY(ref, -1.0, sys.matrix(), SAME_NONZERO_PATTERN);
-    double diff = -1.0;
-    MatNorm(ref, NORM_FROBENIUS, &diff);
-    EXPECT_EQ(diff, 0.0) << what;
-    MatDestroy(&ref);
-  };
+  auto expect_same = [&](double scale, const char* what) { expect_paths_equal(sys, assemble, scale, what); };
   sys.set_absorb_missing(true);  // the stencils' couplings are not in the element pattern
   expect_same(1.0, "first assembly, absorbing");
   expect_same(2.0, "positions from the earlier assembly, absorbing");

@@ -323,7 +323,6 @@ void LinearSystem::configure_solver() {
   check(PetscOptionsHasName(nullptr, nullptr, "-mat_view", &view_a), "PetscOptionsHasName");
   check(PetscOptionsHasName(nullptr, nullptr, "-ksp_view_mat", &view_b), "PetscOptionsHasName");
   upper_capable_ = chol_active_ && !view_a && !view_b;
-  upper_only_ = upper_capable_ && solve_only_;
   reuse_factor_ = is_factor && !is_preonly && spec_.factor_reuse_its > 0;
   check(KSPGetTolerances(ksp_, &rtol_, &abstol_, &dtol_, &max_it_), "KSPGetTolerances");
 }
@@ -672,7 +671,7 @@ void LinearSystem::add_block(int nv, const int* ids, const double* values) {
   });
 }
 
-// A lower block that is not added (upper_only_) still goes onto its row's diagonal when it
+// A lower block that is not added (skip_lower) still goes onto its row's diagonal when it
 // is missing from the pattern and missing blocks are absorbed: the diagonal block is read.
 void LinearSystem::absorb_if_missing(int r, int col, const double* v, int stride) {
   if (absorb_missing_ && locate_block(r, col) < 0) absorb(r, v, stride);

@@ -37,11 +37,8 @@ class LinearSystem {
   // A caller that only solves with the matrix (never multiplies with it or reads it) says so:
   // with the one-rank direct CHOLMOD solve only its blocks on and above the block diagonal
   // are then assembled (upper_triangle()), all that solve reads. Off by default.
-  void set_solve_only(bool on) {
-    solve_only_ = on;
-    upper_only_ = upper_capable_ && solve_only_;
-  }
-  bool upper_triangle() const { return upper_only_; }
+  void set_solve_only(bool on) { solve_only_ = on; }
+  bool upper_triangle() const { return upper_capable_ && solve_only_; }
   void begin_assembly();                            // zero values, keep the pattern
   // Add an element block matrix over `nv` vertices given by their GLOBAL solver ids;
   // a negative id drops that vertex's rows and columns.
@@ -221,12 +218,12 @@ class LinearSystem {
   bool substructure_forced_ = false;  // -weft_substructure 1: no |B| / sqrt(N) test
   std::unique_ptr<SubstructuredCholesky> sub_;
   bool chol_active_ = false;    // one rank: DirectCholmod as a PCSHELL
-  // Only the blocks on and above the block diagonal are added (the solve reads no other):
-  // set with chol_active_, unless the options ask to view the matrix (configure_solver).
-  bool upper_only_ = false;
-  bool upper_capable_ = false;  // chol_active_ and no option asks to view the matrix
-  bool solve_only_ = false;     // set_solve_only()
-  bool skip_lower(int row, int col) const { return upper_only_ && col < row; }
+  // Only the blocks on and above the block diagonal are added (the solve reads no other)
+  // when both hold: the direct CHOLMOD solve is active and no option asks to view the
+  // matrix (configure_solver), and the caller only solves with it (set_solve_only).
+  bool upper_capable_ = false;
+  bool solve_only_ = false;
+  bool skip_lower(int row, int col) const { return upper_capable_ && solve_only_ && col < row; }
   std::unique_ptr<DirectCholmod> chol_;
   std::string sub_error_;       // a failure inside the PETSc shell callbacks, rethrown by solve()
   static PetscErrorCode shell_setup(PC pc);

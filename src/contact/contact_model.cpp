@@ -233,8 +233,9 @@ struct PairTraits<PairKind::PT> {
   static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
     return point_triangle_barrier_energy(x[v[0]], x[v[1]], x[v[2]], x[v[3]], bp);
   }
-  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double, const BarrierParams& bp) {
-    return point_triangle_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, bp);
+  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double d2, double,
+                                 const BarrierParams& bp) {
+    return point_triangle_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, d2, bp);
   }
   static TangentOperator<12> friction(const std::vector<Vec3>& x, const int* v) {
     return point_triangle_friction_operator(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
@@ -269,9 +270,9 @@ struct PairTraits<PairKind::EE> {
   static double energy(const std::vector<Vec3>& x, const int* v, double eps_x, const BarrierParams& bp) {
     return edge_edge_barrier_energy(x[v[0]], x[v[1]], x[v[2]], x[v[3]], eps_x, bp);
   }
-  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double eps_x,
+  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double d2, double eps_x,
                                  const BarrierParams& bp) {
-    return edge_edge_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, eps_x, bp);
+    return edge_edge_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, d2, eps_x, bp);
   }
   static TangentOperator<12> friction(const std::vector<Vec3>& x, const int* v) {
     return edge_edge_friction_operator(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
@@ -304,8 +305,9 @@ struct PairTraits<PairKind::PE> {
   static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
     return point_edge_barrier_energy(x[v[0]], x[v[1]], x[v[2]], bp);
   }
-  static LocalEnergy<9> barrier(const std::vector<Vec3>& x, const int* v, Type t, double, const BarrierParams& bp) {
-    return point_edge_barrier(x[v[0]], x[v[1]], x[v[2]], t, bp);
+  static LocalEnergy<9> barrier(const std::vector<Vec3>& x, const int* v, Type t, double d2, double,
+                                const BarrierParams& bp) {
+    return point_edge_barrier(x[v[0]], x[v[1]], x[v[2]], t, d2, bp);
   }
   static TangentOperator<9> friction(const std::vector<Vec3>& x, const int* v) {
     return point_edge_friction_operator(x[v[0]], x[v[1]], x[v[2]]);
@@ -331,7 +333,8 @@ struct PairTraits<PairKind::PP> {
   static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
     return point_point_barrier_energy(x[v[0]], x[v[1]], bp);
   }
-  static LocalEnergy<6> barrier(const std::vector<Vec3>& x, const int* v, Type, double, const BarrierParams& bp) {
+  static LocalEnergy<6> barrier(const std::vector<Vec3>& x, const int* v, Type, double, double,
+                                const BarrierParams& bp) {
     return point_point_barrier(x[v[0]], x[v[1]], bp);
   }
   static TangentOperator<6> friction(const std::vector<Vec3>& x, const int* v) {
@@ -976,7 +979,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
       int v[P::N];
       P::stencil(surface_, p, v);
       bp.fixed_points = fixed_mask(v, P::N);
-      const auto le = P::barrier(x, v, typename P::Type(pd.type), mollifier_eps<K>(len2, p), bp);
+      const auto le = P::barrier(x, v, typename P::Type(pd.type), pd.d2, mollifier_eps<K>(len2, p), bp);
       if (!le.feasible) {
         infeasible = true;
         return;

@@ -496,13 +496,13 @@ LocalEnergy<6> point_point_barrier(const Vec3& p0, const Vec3& p1, const Barrier
 }
 
 LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, const BarrierParams& bp) {
-  return point_edge_barrier(p, e0, e1, classify_point_edge(p, e0, e1), bp);
+  const PointEdgeType t = classify_point_edge(p, e0, e1);
+  return point_edge_barrier(p, e0, e1, t, point_edge_distance_sq(p, e0, e1, t), bp);
 }
 
-LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeType t,
+LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeType t, double d2,
                                   const BarrierParams& bp) {
   LocalEnergy<9> out;
-  const double d2 = point_edge_distance_sq(p, e0, e1, t);
   if (energy_of(d2, bp) == 0.0) return out;
   if (bp.project_psd && (bp.fixed_points & 0x7u) == 0x6u &&
       free_point_barrier<9>(d2, point_edge_distance_sq_gradient(p, e0, e1, t), bp, out))
@@ -530,13 +530,13 @@ LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1,
 
 LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
                                        const BarrierParams& bp) {
-  return point_triangle_barrier(p, t0, t1, t2, classify_point_triangle(p, t0, t1, t2), bp);
+  const PointTriangleType t = classify_point_triangle(p, t0, t1, t2);
+  return point_triangle_barrier(p, t0, t1, t2, t, point_triangle_distance_sq(p, t0, t1, t2, t), bp);
 }
 
 LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
-                                       PointTriangleType t, const BarrierParams& bp) {
+                                       PointTriangleType t, double d2, const BarrierParams& bp) {
   LocalEnergy<12> out;
-  const double d2 = point_triangle_distance_sq(p, t0, t1, t2, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
   if (bp.project_psd && (bp.fixed_points & 0xFu) == 0xEu &&
@@ -583,13 +583,13 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
 
 LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
                                   double eps_x, const BarrierParams& bp) {
-  return edge_edge_barrier(ea0, ea1, eb0, eb1, classify_edge_edge(ea0, ea1, eb0, eb1), eps_x, bp);
+  const EdgeEdgeType t = classify_edge_edge(ea0, ea1, eb0, eb1);
+  return edge_edge_barrier(ea0, ea1, eb0, eb1, t, edge_edge_distance_sq(ea0, ea1, eb0, eb1, t), eps_x, bp);
 }
 
 LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
-                                  EdgeEdgeType t, double eps_x, const BarrierParams& bp) {
+                                  EdgeEdgeType t, double d2, double eps_x, const BarrierParams& bp) {
   LocalEnergy<12> out;
-  const double d2 = edge_edge_distance_sq(ea0, ea1, eb0, eb1, t);
   const double S = offset_barrier_threshold(bp.xi, bp.dhat);
   if (d2 - bp.xi * bp.xi >= S) return out;
   if (bp.project_psd && t == EdgeEdgeType::EA_EB &&

@@ -68,15 +68,16 @@ LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3
 // on rest positions, eps_x <= 0 disables the mollifier.
 LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
                                   double eps_x, const BarrierParams& bp);
-// The same with the pair's distance type already known (classify_point_edge /
-// classify_point_triangle / classify_edge_edge at these positions): the classification is
-// most of a far pair's cost.
-LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeType type,
+// The same with the pair's distance type and squared distance already known
+// (classify_point_edge / classify_point_triangle / classify_edge_edge at these positions,
+// and the *_distance_sq of that type, bit for bit): the classification is most of a far
+// pair's cost, and ContactModel keeps both per proximity pair.
+LocalEnergy<9> point_edge_barrier(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeType type, double d2,
                                   const BarrierParams& bp);
 LocalEnergy<12> point_triangle_barrier(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
-                                       PointTriangleType type, const BarrierParams& bp);
+                                       PointTriangleType type, double d2, const BarrierParams& bp);
 LocalEnergy<12> edge_edge_barrier(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1,
-                                  EdgeEdgeType type, double eps_x, const BarrierParams& bp);
+                                  EdgeEdgeType type, double d2, double eps_x, const BarrierParams& bp);
 
 // Indices (0..3) of the points that the distance of a type depends on; returns the count.
 int active_points(PointEdgeType t, int idx[3]);

@@ -117,7 +117,7 @@ TEST(PairPotential, PointEdge) {
 }
 
 // The rod and particle pairs (issue 17 point 2): the point-edge potential in an endpoint
-// region, its typed overload (what ContactModel calls with the cached distance type), and
+// region, its typed overload (what ContactModel calls with the cached type and distance), and
 // exact values with an offset: d = 1/4, xi = 1/8, dhat = 1/4 give s = d^2 - xi^2 = 3/64 and
 // S = 2 xi dhat + dhat^2 = 1/8, so b = -(s - S)^2 ln(s / S) = -(5/64)^2 ln(3/8).
 TEST(PairPotential, PointEdgeEndpointTypedAndExactValues) {
@@ -132,7 +132,8 @@ TEST(PairPotential, PointEdgeEndpointTypedAndExactValues) {
   for (const Vec3& p : {Vec3(-0.05, 0.06, 0.01), Vec3(0.4, 0.08, 0.02), Vec3(1.03, 0.05, 0.0)}) {
     const PointEdgeType t = classify_point_edge(p, P(x, 1), P(x, 2));
     const LocalEnergy<9> a = point_edge_barrier(p, P(x, 1), P(x, 2), params(true));
-    const LocalEnergy<9> b = point_edge_barrier(p, P(x, 1), P(x, 2), t, params(true));
+    const LocalEnergy<9> b =
+        point_edge_barrier(p, P(x, 1), P(x, 2), t, point_edge_distance_sq(p, P(x, 1), P(x, 2), t), params(true));
     EXPECT_EQ(a.value, b.value);
     EXPECT_EQ(a.gradient, b.gradient);
     EXPECT_EQ(a.hessian, b.hessian);

@@ -52,10 +52,11 @@ struct DirectCholmod::Impl {
   cholmod_common c;
   cholmod_factor* L = nullptr;
   // S = tril(P A P^T), compressed columns (stype -1), rows ascending in each column;
-  // Sx[k] = the AIJ value at src[k].
+  // Sx[k] = the value at src[k] of A's value array (AIJ, or blocked: see factor).
   std::vector<int> Sp, Si;
   std::vector<double> Sx;
   std::vector<PetscInt> src;
+  bool blocked = false;  // the layout src was made for
   cholmod_sparse S{};
   PetscInt n = -1;
   PetscObjectId id = 0;
@@ -230,7 +231,7 @@ struct DirectCholmod::Impl {
       for (PetscInt q = ia[r]; q < ia[r + 1]; ++q)
         if (ja[q] >= r) {
           uj.push_back(static_cast<int>(ja[q]));
-          uq.push_back(q);
+          uq.push_back(blocked ? DirectCholmod::blocked_position(ia, r, q) : q);
         }
       up[r + 1] = static_cast<int>(uj.size());
     }
@@ -309,13 +310,14 @@ double DirectCholmod::factor_flops() const { return impl_->L ? impl_->c.fl : 0.0
 bool DirectCholmod::node_ordering() const { return impl_->block_choice != nullptr; }
 long DirectCholmod::kept_orderings() const { return impl_->reuses; }
 
-void DirectCholmod::factor(Mat A) {
+void DirectCholmod::factor(Mat A, bool blocked) {
   Impl& d = *impl_;
   PetscObjectId id = 0;
   PetscObjectState st = 0;
   check(PetscObjectGetId(reinterpret_cast<PetscObject>(A), &id), "PetscObjectGetId");
   check(MatGetNonzeroState(A, &st), "MatGetNonzeroState");
-  if (!d.L || id != d.id || st != d.nz_state) {
+  if (!d.L || id != d.id || st != d.nz_state || blocked != d.blocked) {
+    d.blocked = blocked;
     PetscLogEventBegin(d.ev_analyse, A, 0, 0, 0);
     const double t0 = MPI_Wtime();
     d.analyse(A);

@@ -30,9 +30,19 @@ class DirectCholmod {
 
   // Numeric factorisation of the SeqAIJ matrix A (symmetric, both triangles stored, rows'
   // columns sorted, every diagonal entry stored). The symbolic analysis is redone only
-  // when A is another object or its nonzero pattern changed. Throws RuntimeFailure when A
-  // is not positive definite (naming the failing column) or CHOLMOD fails.
-  void factor(Mat A);
+  // when A is another object, its nonzero pattern changed or the value layout did. Throws
+  // RuntimeFailure when A is not positive definite (naming the failing column) or CHOLMOD
+  // fails. With `blocked`, A's value array holds its 3 x 3 blocks (each block row's three
+  // scalar rows with the same columns) one after the other, row-major, in AIJ block order
+  // (blocked_position), and only the blocks on and above the block diagonal are read.
+  void factor(Mat A, bool blocked = false);
+  // Where AIJ entry q of scalar row `row` (ia: the row starts) sits in the blocked layout:
+  // block k of block row r = row / 3 starts at ia[3 r] + 9 k (its three rows' entries
+  // before it are 9 per block), and the entry at row % 3, column q - ia[row] - 3 k.
+  static PetscInt blocked_position(const PetscInt* ia, PetscInt row, PetscInt q) {
+    const PetscInt pos = q - ia[row], j = pos % 3;
+    return ia[row - row % 3] + 3 * (pos - j) + 3 * (row % 3) + j;
+  }
   // The next analysis computes a fresh node ordering instead of keeping this step's.
   void new_time_step();
   // x = A^{-1} b with the last factor (sequential vectors of A's size).

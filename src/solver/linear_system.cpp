@@ -467,7 +467,7 @@ PetscErrorCode LinearSystem::shell_setup(PC pc) {
   try {
     self->sub_error_.clear();
     if (self->chol_active_)
-      self->chol_->factor(self->A_);
+      self->chol_->factor(self->A_, self->blocked_);
     else
       self->sub_->factor(self->A_, self->pattern_version_);
   } catch (const std::exception& e) {
@@ -646,10 +646,53 @@ LinearSystem::~LinearSystem() {
 }
 
 void LinearSystem::begin_assembly() {
-  check(MatZeroEntries(A_), "MatZeroEntries");
+  // Only DirectCholmod reads the values (upper_triangle()), and one rank has one part.
+  blocked_ = upper_triangle() && !block_ptr_.empty() && !part_[1];
+  if (!blocked_) check(MatZeroEntries(A_), "MatZeroEntries");
   if (block_ptr_.empty()) return;
   for (int p = 0; p < 2; ++p)
     if (part_[p]) check(MatSeqAIJGetArray(part_[p], &values_[p]), "MatSeqAIJGetArray");
+  if (blocked_) {  // only what is added and read: each block row's blocks from its diagonal on
+    const int n = lv_.num_owned();
+    for (int r = 0; r < n; ++r) {
+      const int* first = block_cols_.data() + block_ptr_[r];
+      const int* last = block_cols_.data() + block_ptr_[r + 1];
+      const PetscInt from = std::lower_bound(first, last, lv_.vbegin + r) - block_cols_.data();
+      std::fill(values_[0] + 9 * from, values_[0] + 9 * static_cast<PetscInt>(block_ptr_[r + 1]), 0.0);
+    }
+  }
+}
+
+// (Defined before its callers and inline: it is the innermost step of every insertion path.)
+inline void LinearSystem::add_at(int e, const double* v, int stride) {
+  if (blocked_) {  // block e's 9 values in a row (every block row's blocks are 9 values each)
+    PetscScalar* q = values_[0] + 9 * static_cast<PetscInt>(e);
+    for (int d = 0; d < 3; ++d, q += 3) {
+      const double* vd = v + d * stride;
+#ifdef __SSE2__
+      _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), _mm_loadu_pd(vd)));
+#else
+      q[0] += vd[0];
+      q[1] += vd[1];
+#endif
+      q[2] += vd[2];
+    }
+    return;
+  }
+  const BlockAt at = block_at_[e];
+  PetscScalar* q = values_[static_cast<int>(block_part_[e])] + at.off;
+  for (int d = 0; d < 3; ++d, q += at.len) {
+    const double* vd = v + d * stride;
+#ifdef __SSE2__
+    // Two of a row's three sums in one packed add (each lane the same IEEE sum as a scalar
+    // add): a third fewer loads, adds and stores (GCC does not pack these itself).
+    _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), _mm_loadu_pd(vd)));
+#else
+    q[0] += vd[0];
+    q[1] += vd[1];
+#endif
+    q[2] += vd[2];
+  }
 }
 
 void LinearSystem::add_block(int nv, const int* ids, const double* values) {
@@ -798,23 +841,6 @@ void LinearSystem::absorb(int r, const double* v, int stride) {
   ++absorbed_blocks_;
 }
 
-void LinearSystem::add_at(int e, const double* v, int stride) {
-  const BlockAt at = block_at_[e];
-  PetscScalar* q = values_[static_cast<int>(block_part_[e])] + at.off;
-  for (int d = 0; d < 3; ++d, q += at.len) {
-    const double* vd = v + d * stride;
-#ifdef __SSE2__
-    // Two of a row's three sums in one packed add (each lane the same IEEE sum as a scalar
-    // add): a third fewer loads, adds and stores (GCC does not pack these itself).
-    _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), _mm_loadu_pd(vd)));
-#else
-    q[0] += vd[0];
-    q[1] += vd[1];
-#endif
-    q[2] += vd[2];
-  }
-}
-
 void LinearSystem::add_blocks(SlotCache& c, size_t first, int count, int nv, const int* ids, const double* values) {
   const size_t n2 = static_cast<size_t>(9 * nv * nv);
   if (!values_[0]) {
@@ -923,17 +949,23 @@ void LinearSystem::end_assembly() {
     exchange(off_idx_, off_val_, 2, 9, ridx, rval);
     for (size_t i = 0; 2 * i < ridx.size(); ++i) add_owned(ridx[2 * i] - lv_.vbegin, ridx[2 * i + 1], &rval[9 * i], 3);
   }
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  if (blocked_) {  // the identity rows below, into the blocked layout (the same sums)
+    for (int v : tied_owned_) add_at(find_block(v - lv_.vbegin, v), I3, 3);
+    for (int v : kinematic_owned_) add_at(find_block(v - lv_.vbegin, v), I3, 3);
+  }
   for (int p = 0; p < 2; ++p)
     if (values_[p]) check(MatSeqAIJRestoreArray(part_[p], &values_[p]), "MatSeqAIJRestoreArray");
   values_[0] = values_[1] = nullptr;
-  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  for (int v : tied_owned_) {  // welded stitch copies: their unknown is their partner's
-    PetscInt i = v;
-    check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
-  }
-  for (int v : kinematic_owned_) {
-    PetscInt i = v;
-    check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
+  if (!blocked_) {
+    for (int v : tied_owned_) {  // welded stitch copies: their unknown is their partner's
+      PetscInt i = v;
+      check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
+    }
+    for (int v : kinematic_owned_) {
+      PetscInt i = v;
+      check(MatSetValuesBlocked(A_, 1, &i, 1, &i, I3, ADD_VALUES), "MatSetValuesBlocked");
+    }
   }
   check(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");

@@ -39,6 +39,10 @@ class LinearSystem {
   // are then assembled (upper_triangle()), all that solve reads. Off by default.
   void set_solve_only(bool on) { solve_only_ = on; }
   bool upper_triangle() const { return upper_capable_ && solve_only_; }
+  // Since the last begin_assembly, matrix()'s value array holds the added blocks in
+  // DirectCholmod's blocked layout (DirectCholmod::blocked_position), not as AIJ rows:
+  // with upper_triangle() and direct_assembly(), where the matrix is read by that solve only.
+  bool blocked_values() const { return blocked_; }
   void begin_assembly();                            // zero values, keep the pattern
   // Add an element block matrix over `nv` vertices given by their GLOBAL solver ids;
   // a negative id drops that vertex's rows and columns.
@@ -158,7 +162,7 @@ class LinearSystem {
   void absorb_if_missing(int r, int col, const double* v, int stride);  // a skipped lower block's part
   bool absorb_missing_ = false;
   long absorbed_blocks_ = 0;
-  void add_at(int e, const double* v, int stride);                // block entry e += v
+  inline void add_at(int e, const double* v, int stride);         // block entry e += v
   // The direct insertion paths' walk over a stencil's rows (values: row-major 3 nv x 3 nv):
   // rows of negative ids skipped, rows owned elsewhere sent to their owner (add_off_rank),
   // each owned row handed to f(a, row, its 3 value rows, their stride).
@@ -224,6 +228,10 @@ class LinearSystem {
   bool upper_capable_ = false;
   bool solve_only_ = false;
   bool skip_lower(int row, int col) const { return upper_capable_ && solve_only_ && col < row; }
+  // The blocks are added 9 contiguous values each (blocked_values()): an add then touches
+  // one or two cache lines instead of three rows' (the adds are scattered: soft drape 64^2,
+  // bench/results/newton_split.md, session 35).
+  bool blocked_ = false;
   std::unique_ptr<DirectCholmod> chol_;
   std::string sub_error_;       // a failure inside the PETSc shell callbacks, rethrown by solve()
   static PetscErrorCode shell_setup(PC pc);

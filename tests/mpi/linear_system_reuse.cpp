@@ -17,6 +17,7 @@
 #include "io/case_loader.hpp"
 #include "io/scene_loader.hpp"
 #include "parallel/local_view.hpp"
+#include "solver/direct_cholmod.hpp"
 #include "solver/linear_system.hpp"
 
 namespace {
@@ -847,9 +848,10 @@ TEST(LinearSystemAssembly, LocatedBlocksEqualAddBlockAcrossAssembliesAndRebuilds
 TEST(LinearSystemAssembly, SolveOnlyUpperTriangleIsTheWholeMatrixAboveTheDiagonal) {
   // A caller that only solves with the matrix (the Newton minimiser) gets, with the
   // one-rank direct CHOLMOD solve, only the blocks on and above the block diagonal added
-  // (the solve reads nothing else): through every insertion path (element batches,
-  // searched contact blocks, located ones, diagonal blocks) those entries must be the whole
-  // assembly's bit for bit, those below stay 0, a lower coupling block missing from the
+  // (the solve reads nothing else), each as 9 contiguous values (DirectCholmod's blocked
+  // layout): through every insertion path (element batches, searched contact blocks,
+  // located ones, diagonal blocks, the kinematic identity rows) those entries must be the
+  // whole assembly's bit for bit, those below stay 0, a lower coupling block missing from the
   // pattern still reaches its row's diagonal when absorbed, and the solve gives the same
   // direction bit for bit. On several ranks, and by default, the whole matrix is assembled.
   DirectSystem up, whole;
@@ -926,15 +928,19 @@ TEST(LinearSystemAssembly, SolveOnlyUpperTriangleIsTheWholeMatrixAboveTheDiagona
     const PetscScalar *vu = nullptr, *vw = nullptr;
     MatSeqAIJGetArrayRead(up.sys.matrix(), &vu);
     MatSeqAIJGetArrayRead(whole.sys.matrix(), &vw);
+    // The solve-only matrix keeps its blocks in DirectCholmod's blocked layout; the
+    // whole one is plain AIJ.
+    EXPECT_TRUE(up.sys.blocked_values());
+    EXPECT_FALSE(whole.sys.blocked_values());
     long upper = 0, lower = 0, bad = 0, nonzero_lower_whole = 0;
     for (PetscInt r = 0; r < m; ++r)
       for (PetscInt q = ia[r]; q < ia[r + 1]; ++q) {
         if (ja[q] / 3 >= r / 3) {
           ++upper;
-          bad += std::memcmp(&vu[q], &vw[q], sizeof(double)) != 0;
+          bad += std::memcmp(&vu[weft::DirectCholmod::blocked_position(ia, r, q)], &vw[q], sizeof(double)) != 0;
         } else {
           ++lower;
-          bad += vu[q] != 0.0;
+          bad += vu[weft::DirectCholmod::blocked_position(ia, r, q)] != 0.0;
           nonzero_lower_whole += vw[q] != 0.0;
         }
       }

@@ -665,23 +665,19 @@ void LinearSystem::begin_assembly() {
 
 // (Defined before its callers and inline: it is the innermost step of every insertion path.)
 inline void LinearSystem::add_at(int e, const double* v, int stride) {
-  if (blocked_) {  // block e's 9 values in a row (every block row's blocks are 9 values each)
-    PetscScalar* q = values_[0] + 9 * static_cast<PetscInt>(e);
-    for (int d = 0; d < 3; ++d, q += 3) {
-      const double* vd = v + d * stride;
-#ifdef __SSE2__
-      _mm_storeu_pd(q, _mm_add_pd(_mm_loadu_pd(q), _mm_loadu_pd(vd)));
-#else
-      q[0] += vd[0];
-      q[1] += vd[1];
-#endif
-      q[2] += vd[2];
-    }
-    return;
+  // Block e's three rows: 9 values in a row when blocked (every block row's blocks are 9
+  // values each), else at its offset in its part, a scalar row apart.
+  PetscScalar* q;
+  PetscInt row_step;
+  if (blocked_) {
+    q = values_[0] + 9 * static_cast<PetscInt>(e);
+    row_step = 3;
+  } else {
+    const BlockAt at = block_at_[e];
+    q = values_[static_cast<int>(block_part_[e])] + at.off;
+    row_step = at.len;
   }
-  const BlockAt at = block_at_[e];
-  PetscScalar* q = values_[static_cast<int>(block_part_[e])] + at.off;
-  for (int d = 0; d < 3; ++d, q += at.len) {
+  for (int d = 0; d < 3; ++d, q += row_step) {
     const double* vd = v + d * stride;
 #ifdef __SSE2__
     // Two of a row's three sums in one packed add (each lane the same IEEE sum as a scalar

@@ -348,14 +348,14 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::partial_sum(s.vertex_range.begin(), s.vertex_range.end(), s.vertex_range.begin());
 
   s.rest.resize(n);
-  s.vertex_object.resize(n);
-  s.vertex_motion.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const int v = s.solver_of_input[i];
-    s.rest[v] = X[i];
-    s.vertex_object[v] = vobj[i];
-    s.vertex_motion[v] = vmotion[i];
+  for (int i = 0; i < n; ++i) s.rest[s.solver_of_input[i]] = X[i];
+  for (int v = 0; v < n; ++v) {
+    const int i = s.input_of_solver[v];
+    s.vertex_object.push_back(vobj[i]);
+    s.vertex_motion.push_back(vmotion[i]);
   }
+  s.vertex_object.compact();
+  s.vertex_motion.compact();
   // The input-order copies are done with (one copy of each per-vertex array at a time).
   std::vector<Vec3>().swap(X);
   std::vector<int>().swap(vobj);
@@ -368,7 +368,6 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::vector<char> lumped_by_volume(spec.objects.size(), 0);
   for (int o : tetobj) lumped_by_volume[o] = 1;
   s.triangles.reserve(tris.size());
-  s.triangle_object.reserve(tris.size());
   const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
   if (any_warp) s.triangle_warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
@@ -383,6 +382,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     const double m3 = mat.density * mat.thickness * area / 3.0;
     for (int v : tri) s.mass[v] += m3;
   }
+  s.triangle_object.compact();
   std::vector<Tri>().swap(tris);
   std::vector<int>().swap(tobj);
   std::vector<Vec3>().swap(twarp);

@@ -255,7 +255,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   if (tear_ > 0) {
     const Scene& s = scene_;
     tm_.triangles = s.triangles;
-    tm_.triangle_object = s.triangle_object;
+    tm_.triangle_object = s.triangle_object.to_vector();
     tm_.mass = s.mass;
     tm_.rest = s.rest;
     tm_.fixed.resize(s.num_vertices);

@@ -1,0 +1,87 @@
+// A read-mostly int array indexed by vertex id, stored as runs of equal values. Why: the
+// per-vertex maps every rank holds for the whole scene (a vertex's object, its motion, a
+// surface vertex's object) are constant over long stretches of solver ids (each rank's
+// block ascends by input id, objects are input-id ranges, pins are few), so their runs
+// number ~ranks x objects + pins, not vertices: 4 bytes a global vertex less each on every
+// rank (issue 20). Likewise a triangle's object (triangles in case order: one run an
+// object), 8 bytes a cloth vertex. An array whose runs would take more than the plain array (e.g. a tet
+// mesh's interior / surface vertices interleaved) is kept plain (compact()).
+// Reading is O(log runs) (a binary search), O(1) when plain.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <initializer_list>
+#include <vector>
+
+namespace weft {
+
+class RunInts {
+ public:
+  RunInts() = default;
+  // From a plain array, in the smaller of the two forms (converts: calls that took a
+  // vector take one still).
+  RunInts(const std::vector<int>& values) {  // NOLINT(google-explicit-constructor)
+    for (int v : values) push_back(v);
+    compact(&values);
+  }
+  RunInts(std::initializer_list<int> values) : RunInts(std::vector<int>(values)) {}  // NOLINT
+
+  int operator[](int i) const {
+    if (!plain_.empty()) return plain_[i];
+    // the run holding i: the last start <= i
+    const auto it = std::upper_bound(start_.begin(), start_.end(), i);
+    return value_[(it - start_.begin()) - 1];
+  }
+  std::size_t size() const { return static_cast<std::size_t>(n_); }
+  bool empty() const { return n_ == 0; }
+  // Runs held (0 when plain): the memory is 8 bytes a run.
+  std::size_t runs() const { return start_.size(); }
+
+  // Appends (run form; a plain array goes back to runs first: building, not per step).
+  void push_back(int v) {
+    if (!plain_.empty()) to_runs();
+    if (start_.empty() || value_.back() != v) start_.push_back(n_), value_.push_back(v);
+    ++n_;
+  }
+  void assign(std::size_t n, int v) {
+    *this = RunInts();
+    if (n > 0) start_.assign(1, 0), value_.assign(1, v), n_ = static_cast<int>(n);
+  }
+  // Keeps the smaller form (runs unless they take more than the plain array), no slack.
+  // `plain`: the same values as a plain array if the caller has them (saves rebuilding).
+  void compact(const std::vector<int>* plain = nullptr) {
+    if (plain_.empty() && 2 * start_.size() > static_cast<std::size_t>(n_)) {
+      plain_ = plain ? *plain : to_vector();
+      start_ = std::vector<int>(), value_ = std::vector<int>();
+      return;
+    }
+    start_.shrink_to_fit(), value_.shrink_to_fit();
+  }
+
+  std::vector<int> to_vector() const {
+    if (!plain_.empty()) return plain_;
+    std::vector<int> out;
+    out.reserve(n_);
+    for (std::size_t r = 0; r < start_.size(); ++r) {
+      const int end = r + 1 < start_.size() ? start_[r + 1] : n_;
+      out.insert(out.end(), static_cast<std::size_t>(end - start_[r]), value_[r]);
+    }
+    return out;
+  }
+  friend bool operator==(const RunInts& a, const std::vector<int>& b) { return a.to_vector() == b; }
+  friend bool operator==(const RunInts& a, const RunInts& b) { return a.to_vector() == b.to_vector(); }
+
+ private:
+  void to_runs() {
+    std::vector<int> p;
+    p.swap(plain_);
+    n_ = 0;
+    for (int v : p) push_back(v);
+  }
+  std::vector<int> start_;  // first index of each run, ascending (start_[0] == 0)
+  std::vector<int> value_;  // each run's value
+  std::vector<int> plain_;  // the plain form (then no runs)
+  int n_ = 0;
+};
+
+}  // namespace weft

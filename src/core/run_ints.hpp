@@ -1,12 +1,16 @@
-// A read-mostly int array indexed by vertex id, stored as runs of equal values. Why: the
+// A read-mostly int array indexed by vertex (or triangle) id, stored as runs. Why: the
 // per-vertex maps every rank holds for the whole scene (a vertex's object, its motion, a
 // surface vertex's object) are constant over long stretches of solver ids (each rank's
 // block ascends by input id, objects are input-id ranges, pins are few), so their runs
 // number ~ranks x objects + pins, not vertices: 4 bytes a global vertex less each on every
 // rank (issue 20). Likewise a triangle's object (triangles in case order: one run an
-// object), 8 bytes a cloth vertex. An array whose runs would take more than the plain array (e.g. a tet
-// mesh's interior / surface vertices interleaved) is kept plain (compact()).
-// Reading is O(log runs) (a binary search), O(1) when plain.
+// object), 8 bytes a cloth vertex. IdRuns: runs of CONSECUTIVE values (v, v+1, ...), for
+// the solver <-> input id maps (runs of consecutive input ids within each rank's block:
+// one per row segment of a partitioned grid, ~16,000 a rank at 2048^2; one at 1 rank), 8
+// bytes a global vertex. An array whose runs would take more than the plain array (e.g. a
+// tet mesh's interior / surface vertices interleaved) is kept plain (compact()).
+// Reading is O(log runs) (a binary search), O(1) when plain: not for per-iteration loops
+// over every vertex (PBD keeps plain copies of the id maps).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -15,22 +19,23 @@
 
 namespace weft {
 
-class RunInts {
+template <bool Consecutive>
+class Runs {
  public:
-  RunInts() = default;
+  Runs() = default;
   // From a plain array, in the smaller of the two forms (converts: calls that took a
   // vector take one still).
-  RunInts(const std::vector<int>& values) {  // NOLINT(google-explicit-constructor)
+  Runs(const std::vector<int>& values) {  // NOLINT(google-explicit-constructor)
     for (int v : values) push_back(v);
     compact(&values);
   }
-  RunInts(std::initializer_list<int> values) : RunInts(std::vector<int>(values)) {}  // NOLINT
+  Runs(std::initializer_list<int> values) : Runs(std::vector<int>(values)) {}  // NOLINT
 
   int operator[](int i) const {
     if (!plain_.empty()) return plain_[i];
     // the run holding i: the last start <= i
-    const auto it = std::upper_bound(start_.begin(), start_.end(), i);
-    return value_[(it - start_.begin()) - 1];
+    const auto r = (std::upper_bound(start_.begin(), start_.end(), i) - start_.begin()) - 1;
+    return Consecutive ? value_[r] + (i - start_[r]) : value_[r];
   }
   std::size_t size() const { return static_cast<std::size_t>(n_); }
   bool empty() const { return n_ == 0; }
@@ -40,11 +45,12 @@ class RunInts {
   // Appends (run form; a plain array goes back to runs first: building, not per step).
   void push_back(int v) {
     if (!plain_.empty()) to_runs();
-    if (start_.empty() || value_.back() != v) start_.push_back(n_), value_.push_back(v);
+    if (start_.empty() || v != value_.back() + (Consecutive ? n_ - start_.back() : 0))
+      start_.push_back(n_), value_.push_back(v);
     ++n_;
   }
   void assign(std::size_t n, int v) {
-    *this = RunInts();
+    *this = Runs();
     if (n > 0) start_.assign(1, 0), value_.assign(1, v), n_ = static_cast<int>(n);
   }
   // Keeps the smaller form (runs unless they take more than the plain array), no slack.
@@ -64,12 +70,12 @@ class RunInts {
     out.reserve(n_);
     for (std::size_t r = 0; r < start_.size(); ++r) {
       const int end = r + 1 < start_.size() ? start_[r + 1] : n_;
-      out.insert(out.end(), static_cast<std::size_t>(end - start_[r]), value_[r]);
+      for (int i = start_[r]; i < end; ++i) out.push_back(Consecutive ? value_[r] + (i - start_[r]) : value_[r]);
     }
     return out;
   }
-  friend bool operator==(const RunInts& a, const std::vector<int>& b) { return a.to_vector() == b; }
-  friend bool operator==(const RunInts& a, const RunInts& b) { return a.to_vector() == b.to_vector(); }
+  friend bool operator==(const Runs& a, const std::vector<int>& b) { return a.to_vector() == b; }
+  friend bool operator==(const Runs& a, const Runs& b) { return a.to_vector() == b.to_vector(); }
 
  private:
   void to_runs() {
@@ -83,5 +89,8 @@ class RunInts {
   std::vector<int> plain_;  // the plain form (then no runs)
   int n_ = 0;
 };
+
+using RunInts = Runs<false>;  // runs of equal values
+using IdRuns = Runs<true>;    // runs of consecutive values
 
 }  // namespace weft

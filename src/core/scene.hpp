@@ -41,8 +41,9 @@ struct Scene {
   CaseSpec spec;                       // the validated case it came from
   int num_vertices = 0;
   std::vector<int> vertex_range;       // size ranks+1
-  std::vector<int> input_of_solver;    // solver id -> input id (case order)
-  std::vector<int> solver_of_input;    // input id -> solver id
+  // (As runs of consecutive ids, core/run_ints.hpp: each rank's block ascends by input id.)
+  IdRuns input_of_solver;              // solver id -> input id (case order)
+  IdRuns solver_of_input;              // input id -> solver id
   int input_of(int solver) const { return input_of_solver[solver]; }
   int solver_of(int input) const { return solver_of_input[input]; }
   int partition_of(int v) const { return owner_of(v); }  // owning rank (solver ids are in rank blocks)

@@ -11,7 +11,8 @@ using weft::RunInts;
 
 namespace {
 
-void expect_reads(const RunInts& r, const std::vector<int>& want) {
+template <class R>
+void expect_reads(const R& r, const std::vector<int>& want) {
   ASSERT_EQ(r.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r[static_cast<int>(i)], want[i]) << "at " << i;
   EXPECT_EQ(r.to_vector(), want);
@@ -73,4 +74,24 @@ TEST(RunInts, ConversionsAssignAndEmpty) {
   EXPECT_TRUE(a.empty());
   EXPECT_TRUE(RunInts({1, 2}) == RunInts(std::vector<int>{1, 2}));
   EXPECT_FALSE(RunInts({1, 2}) == RunInts({1, 1}));
+}
+
+TEST(IdRuns, ConsecutiveValuesAreOneRun) {
+  // A 3-rank solver -> input map: each block ascending input ids, in runs of consecutive ids.
+  const std::vector<int> input_of_solver = {0, 1, 2, 6, 7, 3, 4, 5, 8, 9, 10, 11};
+  const weft::IdRuns r = input_of_solver;
+  expect_reads(r, input_of_solver);
+  EXPECT_EQ(r.runs(), 4u);  // 0-2 | 6-7 | 3-5 | 8-11
+  std::vector<int> identity(5000);
+  for (int i = 0; i < 5000; ++i) identity[i] = i;
+  const weft::IdRuns id = identity;
+  EXPECT_EQ(id.runs(), 1u);
+  expect_reads(id, identity);
+  // A run of equal values is not consecutive: one run per element, so kept plain.
+  const weft::IdRuns flat = std::vector<int>(6, 3);
+  EXPECT_EQ(flat.runs(), 0u);
+  expect_reads(flat, std::vector<int>(6, 3));
+  weft::IdRuns pushed;
+  for (int v : input_of_solver) pushed.push_back(v);
+  expect_reads(pushed, input_of_solver);
 }

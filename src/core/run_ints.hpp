@@ -64,6 +64,30 @@ class Runs {
     start_.shrink_to_fit(), value_.shrink_to_fit();
   }
 
+  // Reads with locality (a scan, a galloping search): a read in the last read's run or the
+  // next costs O(1), any other O(log runs).
+  class Cursor {
+   public:
+    explicit Cursor(const Runs& a) : a_(&a) {}
+    int operator[](int i) {
+      const Runs& a = *a_;
+      if (!a.plain_.empty()) return a.plain_[i];
+      const std::size_t nr = a.start_.size();
+      auto holds = [&](std::size_t r) { return i >= a.start_[r] && (r + 1 == nr || i < a.start_[r + 1]); };
+      if (!holds(r_)) {
+        if (r_ + 1 < nr && holds(r_ + 1))
+          ++r_;
+        else
+          r_ = (std::upper_bound(a.start_.begin(), a.start_.end(), i) - a.start_.begin()) - 1;
+      }
+      return Consecutive ? a.value_[r_] + (i - a.start_[r_]) : a.value_[r_];
+    }
+
+   private:
+    const Runs* a_;
+    std::size_t r_ = 0;
+  };
+
   std::vector<int> to_vector() const {
     if (!plain_.empty()) return plain_;
     std::vector<int> out;

@@ -95,3 +95,20 @@ TEST(IdRuns, ConsecutiveValuesAreOneRun) {
   for (int v : input_of_solver) pushed.push_back(v);
   expect_reads(pushed, input_of_solver);
 }
+
+TEST(IdRuns, CursorReadsAsIndexingDoes) {
+  // Runs of consecutive ids and a plain fallback; reads ascending (a scan), jumping ahead
+  // (a galloping search) and going back.
+  std::vector<int> runs, plain;
+  for (int b = 0; b < 50; ++b)
+    for (int k = 0; k < 7 + b % 5; ++k) runs.push_back(1000 * b + k);
+  for (int i = 0; i < 200; ++i) plain.push_back((i * 37) % 101);
+  for (const std::vector<int>* want : {&runs, &plain}) {
+    const weft::IdRuns r = *want;
+    weft::IdRuns::Cursor c(r);
+    const int n = static_cast<int>(want->size());
+    for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], (*want)[i]) << i;
+    for (int i = 0; i < n; i += 13) ASSERT_EQ(c[i], (*want)[i]) << i;
+    for (int i = n - 1; i >= 0; i -= 5) ASSERT_EQ(c[i], (*want)[i]) << i;
+  }
+}

@@ -787,7 +787,8 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     for (int k = 0; k < kKinds; ++k) m.list[k] = {m.snapshot[k].data(), static_cast<int>(m.snapshot[k].size())};
   } else {
     for (std::vector<int>& l : m.snapshot) l.clear();
-    m.list[kPoint] = {s.vertices.data(), static_cast<int>(s.vertices.size())};
+    m.snapshot[kPoint] = s.vertices.to_vector();  // (the whole surface: O(surface) anyway)
+    m.list[kPoint] = {m.snapshot[kPoint].data(), static_cast<int>(m.snapshot[kPoint].size())};
     m.list[kEdge] = {nullptr, ne};
     m.list[kTri] = {nullptr, nt};
   }

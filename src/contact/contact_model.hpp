@@ -171,7 +171,7 @@ class ContactModel {
   const ActivePrimitives& act() const {
     if (active_) return *active_;
     if (!all_built_) {
-      all_.points = surface_.vertices;
+      all_.points = surface_.vertices.to_vector();
       all_.triangles.resize(surface_.triangles.size());
       for (size_t t = 0; t < surface_.triangles.size(); ++t) all_.triangles[t] = static_cast<int>(t);
       all_.edges.resize(surface_.edges.size());

@@ -179,11 +179,6 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
     vobj[v] = point_object[i];
     codim[v] = 2;
   }
-  {
-    size_t nv = 0;
-    for (int v = 0; v < num_vertices; ++v) nv += vobj[v] >= 0;
-    s.vertices.reserve(nv);  // (held for the run: exact size)
-  }
   for (int v = 0; v < num_vertices; ++v) {
     if (vobj[v] < 0) continue;
     s.vertices.push_back(v);
@@ -192,6 +187,7 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
   }
   // Kept for the run: no growth slack.
   for (auto* a : {&s.codim_vertices, &s.points}) a->shrink_to_fit();
+  s.vertices.compact();
   s.edges.shrink_to_fit();  // (reserved exactly: no copy unless segments repeat triangle edges)
   // Objects do not share vertices in a scene, so an edge's object is its first vertex's
   // and no table is kept (12 bytes per cloth vertex on every rank); only input where

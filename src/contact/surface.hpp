@@ -32,8 +32,10 @@ struct CollisionSurface {
   // sorted lexicographically.
   std::vector<Edge> edges;
   int num_triangle_edges = 0;
-  // Every vertex on a triangle, a segment or an isolated point, ascending.
-  std::vector<int> vertices;
+  // Every vertex on a triangle, a segment or an isolated point, ascending; as runs of
+  // consecutive ids (core/run_ints.hpp: a cloth's are all its vertices, one run), not 4
+  // bytes a vertex on every rank.
+  IdRuns vertices;
   // Vertices on a segment or isolated (the point side of point-edge pairs), ascending.
   std::vector<int> codim_vertices;
   // Isolated points (on no triangle or segment), ascending.

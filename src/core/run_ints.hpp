@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <initializer_list>
+#include <iterator>
 #include <vector>
 
 namespace weft {
@@ -87,6 +88,30 @@ class Runs {
     const Runs* a_;
     std::size_t r_ = 0;
   };
+
+  // Ascending-index iteration (through a Cursor): `for (int v : runs)`.
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = int;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = int;
+    const_iterator(const Runs& a, int i) : c_(a), i_(i) {}
+    int operator*() const { return c_[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
+    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
+
+   private:
+    mutable Cursor c_;
+    int i_;
+  };
+  const_iterator begin() const { return const_iterator(*this, 0); }
+  const_iterator end() const { return const_iterator(*this, n_); }
 
   std::vector<int> to_vector() const {
     if (!plain_.empty()) return plain_;

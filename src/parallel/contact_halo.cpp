@@ -77,7 +77,7 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
     // (sized exactly: they are held for the run).
     known_.resize(nv);
     std::iota(known_.begin(), known_.end(), 0);
-    active_.points = surface_.vertices;
+    active_.points = surface_.vertices.to_vector();
     active_.triangles.resize(surface_.triangles.size());
     std::iota(active_.triangles.begin(), active_.triangles.end(), 0);
     active_.edges.resize(surface_.edges.size());

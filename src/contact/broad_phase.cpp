@@ -412,8 +412,8 @@ struct BroadPhase::Impl {
     const CollisionSurface* s = nullptr;
     const Vec3* x = nullptr;
     const Vec3* dx = nullptr;               // swept queries
-    const std::vector<char>* pf = nullptr;  // point filter (by vertex id)
-    const std::vector<char>* ef = nullptr;  // edge filter (by edge index)
+    PrimitiveFilter pf;                     // point filter (by vertex id)
+    PrimitiveFilter ef;                     // edge filter (by edge index / first vertex)
     const char* kv = nullptr;               // kinematic (by vertex id)
     bool swept = false;
   };
@@ -489,11 +489,12 @@ struct BroadPhase::Impl {
     if constexpr (K == kPoint) return q.kv && q.kv[id];
     else return kin[K][slot];
   }
+  // Is primitive `id` of kind K kept as a pair's owner (the filters)?
   template <Kind K>
-  const char* filter() const {
-    if constexpr (K == kPoint) return q.pf ? q.pf->data() : nullptr;
-    else if constexpr (K == kEdge) return q.ef ? q.ef->data() : nullptr;
-    else return nullptr;
+  bool kept(int id) const {
+    if constexpr (K == kPoint) return q.pf.keeps(id, id);
+    else if constexpr (K == kEdge) return q.ef.keeps(id, q.s->edges[id][0]);
+    else return true;
   }
   bool member(PrimitiveSet set, int id) const {
     switch (set) {
@@ -552,12 +553,11 @@ struct BroadPhase::Impl {
       B.grid[is_kin<KB>(b, id) ? 1 : 0].insert(b, id, box[KB][b], l, f);
     }
     for (LooseGrid& g : B.grid) g.finish(f, box[KB]);
-    const char* fa = filter<KA>();
     A.max_level = -1;
     for (int i = ia.begin; i < ia.end; ++i) {
       const int a = ia.at(i), id = la_list.id(a);
       const int l = level[KA][a];
-      if (l == kSkip || (fa && !fa[id]) || !(l > B.min_level || q.swept)) continue;
+      if (l == kSkip || !kept<KA>(id) || !(l > B.min_level || q.swept)) continue;
       A.grid[is_kin<KA>(a, id) ? 1 : 0].insert(a, id, box[KA][a], l, f);
       if (l > B.min_level) A.max_level = std::max(A.max_level, l);
     }
@@ -582,7 +582,6 @@ struct BroadPhase::Impl {
     const CollisionSurface& s = *q.s;
     const SetGrids& A = sets[set_index(r.a)];
     const SlotRange ia = sel[set_index(r.a)];
-    const char* fa = filter<KA>();
     if (r.a == r.b) {
       for (int i = ia.begin; i < ia.end; ++i) {
         const int as = ia.at(i), a = list[KA].id(as);
@@ -594,7 +593,7 @@ struct BroadPhase::Impl {
         auto visit = [&](const LooseGrid::Entry& en, int lev) {
           const int b = en.id;
           const int lo = std::min(a, b);
-          if (fa && !fa[lo]) return;
+          if (!kept<KA>(lo)) return;
           if (!overlap(ab, en.box)) return;
           if (incident<KA, KA>(va, verts<KA>(s, en.id), s.twin_ptr())) return;
           out.push_back(Cand{a < b ? as : en.slot, a + b - lo});
@@ -615,7 +614,7 @@ struct BroadPhase::Impl {
     const SetGrids& B = sets[set_index(r.b)];
     for (int i = ia.begin; i < ia.end; ++i) {
       const int as = ia.at(i), a = list[KA].id(as);
-      if ((fa && !fa[a]) || level[KA][as] == kSkip) continue;
+      if (!kept<KA>(a) || level[KA][as] == kSkip) continue;
       const Box& ab = box[KA][as];
       const int* va = verts<KA>(s, a);
       const int grids = is_kin<KA>(as, a) ? 1 : 2;
@@ -650,7 +649,6 @@ struct BroadPhase::Impl {
   template <Kind KA, Kind KB, class Cand>
   void update_pairs(const PairRule& r, const Frame& f, std::vector<Cand>& added) {
     const CollisionSurface& s = *q.s;
-    const char* fa = filter<KA>();
     auto all_kin = [&](int a, int b) {
       if (!q.kv) return false;
       const int* va = verts<KA>(s, a);
@@ -668,7 +666,7 @@ struct BroadPhase::Impl {
         if (a == b) return;
         lo = std::min(a, b), hi = a + b - lo;
       }
-      if (fa && !fa[lo]) return;
+      if (!kept<KA>(lo)) return;
       if (incident<KA, KB>(s, a, b)) return;
       const Box &ab = box[KA][as], &bb = box[KB][bs];
       if (!finite(ab) || !finite(bb) || !overlap(ab, bb)) return;
@@ -729,14 +727,14 @@ BroadPhase::BroadPhase(BroadPhase&&) noexcept = default;
 BroadPhase& BroadPhase::operator=(BroadPhase&&) noexcept = default;
 
 void BroadPhase::find_proximity(const CollisionSurface& surface, const std::vector<Vec3>& x, double inflation,
-                                const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
+                                PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                                 const std::vector<char>* kinematic, Candidates& out) {
   run(surface, x, nullptr, inflation, point_filter, edge_filter, kinematic, out);
 }
 
 void BroadPhase::find_swept(const CollisionSurface& surface, const std::vector<Vec3>& x,
-                            const std::vector<Vec3>& dx, double inflation, const std::vector<char>* point_filter,
-                            const std::vector<char>* edge_filter, const std::vector<char>* kinematic,
+                            const std::vector<Vec3>& dx, double inflation, PrimitiveFilter point_filter,
+                            PrimitiveFilter edge_filter, const std::vector<char>* kinematic,
                             Candidates& out) {
   require(dx.size() == x.size(), "dx has " + std::to_string(dx.size()) + " entries, x has " +
                                      std::to_string(x.size()));
@@ -744,7 +742,7 @@ void BroadPhase::find_swept(const CollisionSurface& surface, const std::vector<V
 }
 
 void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
-                     double inflation, const std::vector<char>* pf, const std::vector<char>* ef,
+                     double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
                      const std::vector<char>* kin, Candidates& out) {
   if (!impl_) impl_ = std::make_unique<Impl>();  // a moved-from object stays usable
   Impl& m = *impl_;
@@ -756,8 +754,8 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
           "surface built for " + std::to_string(s.vertex_object.size()) + " vertices, x has " + std::to_string(nv));
   require(s.triangle_object.size() == size_t(nt) && (s.edge_object_table.empty() || s.edge_object_table.size() == size_t(ne)),
           "surface object arrays do not match its primitives");
-  require(!pf || pf->size() == nv, "point_filter size != number of vertices");
-  require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
+  require(!pf.flags || pf.flags->size() == nv, "point_filter size != number of vertices");
+  require(!ef.flags || ef.flags->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
   require(inflation >= 0.0 && std::isfinite(inflation), "inflation must be finite and >= 0");
   out.clear();
@@ -789,7 +787,8 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
     for (int k = 0; k < kKinds; ++k) m.list[k] = {m.snapshot[k].data(), static_cast<int>(m.snapshot[k].size())};
   } else {
     for (std::vector<int>& l : m.snapshot) l.clear();
-    m.list[kPoint] = {s.vertices.data(), static_cast<int>(s.vertices.size())};
+    m.snapshot[kPoint] = s.vertices.to_vector();  // (the whole surface: O(surface) anyway)
+    m.list[kPoint] = {m.snapshot[kPoint].data(), static_cast<int>(m.snapshot[kPoint].size())};
     m.list[kEdge] = {nullptr, ne};
     m.list[kTri] = {nullptr, nt};
   }
@@ -949,7 +948,7 @@ size_t BroadPhase::memory_bytes() const {
 }
 
 bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
-                              double inflation, const std::vector<char>* pf, const std::vector<char>* ef,
+                              double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
                               const std::vector<char>* kin, const std::vector<int>& moved, Candidates& added) {
   added.clear();
   if (!impl_) return false;
@@ -959,8 +958,8 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   const int ne = static_cast<int>(s.edges.size());
   if (!m.updatable || m.built_on != &s || m.built_nv != nv || dx.size() != nv || inflation != m.inflation)
     return false;
-  require(!pf || pf->size() == nv, "point_filter size != number of vertices");
-  require(!ef || ef->size() == size_t(ne), "edge_filter size != number of edges");
+  require(!pf.flags || pf.flags->size() == nv, "point_filter size != number of vertices");
+  require(!ef.flags || ef.flags->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
   m.q = Impl::Query{&s, x.data(), dx.data(), pf, ef, kin ? kin->data() : nullptr, true};
 

@@ -19,7 +19,9 @@
 //  * filters (optional): point_filter (per vertex id) keeps the PT and PE pairs whose point
 //    is owned here and the PP pairs whose v (the smaller) is; edge_filter (per edge index)
 //    keeps the EE pairs whose ea is owned here. With filters that partition the points /
-//    edges over ranks, every pair is kept by exactly one rank.
+//    edges over ranks, every pair is kept by exactly one rank. A filter is a flag array or
+//    a vertex range (PrimitiveFilter::vertex_range: a point whose id, an edge whose first
+//    vertex lies in it, as a rank's owned block).
 //  * output: each pair exactly once, pt sorted by (v, t), ee by (ea, eb), pe by (v, e), pp
 //    by (v, w) — deterministic, independent of the internal grid.
 //
@@ -61,6 +63,25 @@
 
 namespace weft {
 
+// A pair-owner filter (above): per-id flags, or a vertex range [lo, hi) that keeps the
+// points in it and the edges whose first vertex is in it: a rank's owned block needs no
+// flag array the length of the whole surface (5 bytes a cloth vertex on every rank, issue
+// 20). A flag array's pointer converts (null = no filter).
+struct PrimitiveFilter {
+  PrimitiveFilter() = default;
+  PrimitiveFilter(const std::vector<char>* f) : flags(f) {}  // NOLINT(google-explicit-constructor)
+  static PrimitiveFilter vertex_range(int lo, int hi) {
+    PrimitiveFilter f;
+    f.ranged = true, f.lo = lo, f.hi = hi;
+    return f;
+  }
+  // Primitive `id` whose first vertex is `v` (a point: its own id) kept?
+  bool keeps(int id, int v) const { return flags ? (*flags)[id] != 0 : !ranged || (v >= lo && v < hi); }
+  const std::vector<char>* flags = nullptr;
+  bool ranged = false;
+  int lo = 0, hi = 0;
+};
+
 // The primitives a query may pair, each list ascending (a rank's contact halo, DESIGN.md
 // "Distributed model"): every primitive outside the lists is treated as one with a
 // non-finite box, so a query reports exactly the pairs it reports on positions that are
@@ -96,13 +117,13 @@ class BroadPhase {
   // x holds every vertex (x.size() == surface.num_vertices()); filters / kinematic may be
   // null (= all / none). Throws std::invalid_argument on size mismatches or inflation < 0.
   void find_proximity(const CollisionSurface& surface, const std::vector<Vec3>& x, double inflation,
-                      const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
+                      PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                       const std::vector<char>* kinematic, Candidates& out);
 
   // Same with each vertex's box swept from x to x + dx (dx = alpha p already applied): the
   // CCD candidate set. A pair that meets mid-step is found even if it is apart at both ends.
   void find_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
-                  double inflation, const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
+                  double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                   const std::vector<char>* kinematic, Candidates& out);
 
   // Incremental update of this object's last find_swept: the vertices in `moved` take the
@@ -122,7 +143,7 @@ class BroadPhase {
   // landing cloth, where a Newton step leaves a few vertices outside the boxes the set was
   // built with (drape_default: 1-300 of 6.7K).
   bool update_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
-                    double inflation, const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
+                    double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                     const std::vector<char>* kinematic, const std::vector<int>& moved, Candidates& added);
 
   const Stats& last_stats() const { return stats_; }
@@ -138,7 +159,7 @@ class BroadPhase {
  private:
   struct Impl;
   void run(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
-           double inflation, const std::vector<char>* point_filter, const std::vector<char>* edge_filter,
+           double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
            const std::vector<char>* kinematic, Candidates& out);
   std::unique_ptr<Impl> impl_;
   Stats stats_;

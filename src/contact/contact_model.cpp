@@ -44,12 +44,20 @@ constexpr double kSkinMaxGrowthPerEdge = 0.5;
 }  // namespace
 
 ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+                           std::vector<double> object_friction, int owned_begin, int owned_end,
+                           const ContactParams& params)
+    : ContactModel(std::move(surface), rest, std::move(kinematic), std::move(object_friction), std::vector<char>(),
+                   std::vector<char>(), params) {
+  owned_range_ = true;
+  owned_begin_ = owned_begin, owned_end_ = owned_end;
+}
+
+ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                            std::vector<double> object_friction, std::vector<char> point_owned,
                            std::vector<char> edge_owned, const ContactParams& params)
     : surface_(std::move(surface)),
       rest_(&rest),
       kinematic_(std::move(kinematic)),
-      fixed_(kinematic_),
       object_friction_(std::move(object_friction)),
       point_owned_(std::move(point_owned)),
       edge_owned_(std::move(edge_owned)),
@@ -123,9 +131,7 @@ bool ContactModel::all_kinematic(const int* v, int n) const {
   return true;
 }
 
-void ContactModel::set_free_kinematic(const std::vector<char>& free) {
-  for (size_t v = 0; v < fixed_.size(); ++v) fixed_[v] = kinematic_[v] && !(v < free.size() && free[v]);
-}
+void ContactModel::set_free_kinematic(std::vector<int> free) { free_kinematic_ = std::move(free); }
 
 namespace {
 
@@ -471,7 +477,7 @@ void ContactModel::emit_dynamic(const int* v, int nv, const double* g, const dou
                                 const ContactSink& sink) const {
   int keep[4], ids[4], n = 0;
   for (int a = 0; a < nv; ++a)
-    if (!fixed_[v[a]]) keep[n] = a, ids[n++] = v[a];
+    if (!fixed(v[a])) keep[n] = a, ids[n++] = v[a];
   if (n == N) {
     sink(N, ids, g, H);
     return;
@@ -527,7 +533,7 @@ void ContactModel::update_proximity(const std::vector<Vec3>& x) {
   if (proximity_from_swept(x)) {
     ++timers_.proximity_filtered;
   } else {
-    broad_phase_.find_proximity(surface_, x, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, proximity_);
+    broad_phase_.find_proximity(surface_, x, params_.dhat, point_filter(), edge_filter(), &kinematic_, proximity_);
     count_broad(broad_phase_);
   }
   timers_.proximity_candidates += static_cast<long>(proximity_.size());
@@ -538,7 +544,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   ccd_bound_valid_ = false;  // (max_step's bounds are for the last swept set)
   if (x.size() != dx.size() || x.size() != size_t(surface_.num_vertices())) {
     // Let the broad phase report the misuse.
-    broad_phase_.find_swept(surface_, x, dx, params_.dhat, &point_owned_, &edge_owned_, &kinematic_, swept_);
+    broad_phase_.find_swept(surface_, x, dx, params_.dhat, point_filter(), edge_filter(), &kinematic_, swept_);
   }
   const double inf = std::numeric_limits<double>::infinity();
   // This query's vertex boxes, exactly as the broad phase forms them (a vertex with a
@@ -608,7 +614,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
         swept_margin_ = 1e-6 * params_.dhat + 1e-12 * scale;
         infl += swept_margin_;
       }
-      broad_phase_.find_swept(surface_, swept_x_, swept_dx_, infl, &point_owned_, &edge_owned_, &kinematic_,
+      broad_phase_.find_swept(surface_, swept_x_, swept_dx_, infl, point_filter(), edge_filter(), &kinematic_,
                               swept_);
       count_broad(broad_phase_);
       timers_.swept_candidates += static_cast<long>(swept_.size());
@@ -660,7 +666,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     }
     if (skin_valid_) {
       for (size_t j = 0; j < skin_moved_.size(); ++j) set_skin(skin_moved_[j], skin_moved_slot_[j]);
-      updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_,
+      updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, point_filter(), edge_filter(),
                                          &kinematic_, skin_moved_, skin_added_);
       if (updated) {
         // The added pairs go to a small set of their own (those new to the skin set: the
@@ -680,7 +686,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       for (int v : skin_filled_) skin_x_[v] = skin_dx_[v] = skin_lo_[v] = skin_hi_[v] = nan, skin_mark_[v] = 0;
       skin_filled_.clear();
       for (size_t i = 0; i < pts.size(); ++i) set_skin(pts[i], static_cast<int>(i));
-      skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, &point_owned_, &edge_owned_, &kinematic_,
+      skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, point_filter(), edge_filter(), &kinematic_,
                              skin_);
       skin_delta_.clear();
       count_broad(skin_phase_);
@@ -958,7 +964,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   // (pair_potential.hpp), which for a cloth point on an obstacle triangle is 3x3.
   auto fixed_mask = [&](const int* v, int n) {
     unsigned m = 0;
-    for (int a = 0; a < n; ++a) m |= fixed_[v[a]] ? 1u << a : 0u;
+    for (int a = 0; a < n; ++a) m |= fixed(v[a]) ? 1u << a : 0u;
     return m;
   };
   // Most proximity pairs lie beyond the support (drape_default: 5K of 33K active): the
@@ -1011,14 +1017,14 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   auto add = [&](const int* v, int nv) {
     int dyn[4], n = 0;
     for (int a = 0; a < nv; ++a)
-      if (!fixed_[v[a]]) dyn[n++] = v[a];
+      if (!fixed(v[a])) dyn[n++] = v[a];
     for (int a = 0; a < n; ++a)
       for (int b = a + 1; b < n; ++b)
         if (dyn[a] != dyn[b]) out.emplace_back(std::min(dyn[a], dyn[b]), std::max(dyn[a], dyn[b]));
   };
   auto dynamic_count = [&](const int* v, int nv) {
     int n = 0;
-    for (int a = 0; a < nv; ++a) n += !fixed_[v[a]];
+    for (int a = 0; a < nv; ++a) n += !fixed(v[a]);
     return n;
   };
   const std::vector<PairDistance>& dist = proximity_distances(x);
@@ -1292,7 +1298,7 @@ double ContactModel::assemble_friction(const std::vector<Vec3>& x, const Contact
     for (int a = 0; a < f.nv; ++a) dx.segment<3>(3 * a) = x[f.ids[a]] - f.ref[a];
     int keep[4], ids[4], n = 0;
     for (int a = 0; a < f.nv; ++a)
-      if (!fixed_[f.ids[a]]) keep[n] = a, ids[n++] = f.ids[a];
+      if (!fixed(f.ids[a])) keep[n] = a, ids[n++] = f.ids[a];
     switch (n) {
       case 1: e += rows(std::integral_constant<int, 1>(), f, dx, keep, ids); continue;
       case 2: e += rows(std::integral_constant<int, 2>(), f, dx, keep, ids); continue;

@@ -8,6 +8,7 @@
 // (candidates.hpp) run through one generic body per operation (contact_model.cpp,
 // PairTraits): distance type and squared distance, offset barrier, lagged friction, ACCD.
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -45,13 +46,17 @@ class ContactModel {
   ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
+  // The same with the owned points and edges those whose (first) vertex lies in
+  // [owned_begin, owned_end), a rank's block: no flag arrays the length of the surface.
+  ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+               std::vector<double> object_friction, int owned_begin, int owned_end, const ContactParams& params);
 
   // Kinematic vertices that are unknowns of this step's solve (an obstacle held to its
   // script by an augmented Lagrangian instead of exactly): their gradient and Hessian
   // entries are emitted with their ids. The broad phase still skips pairs whose vertices
   // are all kinematic, free or not: scripted bodies do not collide with each other.
-  // `free` is indexed by vertex (empty = none).
-  void set_free_kinematic(const std::vector<char>& free);
+  // `free`: their vertex ids, ascending (empty = none).
+  void set_free_kinematic(std::vector<int> free);
 
   // The primitives this rank's positions know (the contact halo's active lists, updated by
   // every exchange; not owned): every per-iteration pass (broad phases, the skin and
@@ -166,7 +171,7 @@ class ContactModel {
   const ActivePrimitives& act() const {
     if (active_) return *active_;
     if (!all_built_) {
-      all_.points = surface_.vertices;
+      all_.points = surface_.vertices.to_vector();
       all_.triangles.resize(surface_.triangles.size());
       for (size_t t = 0; t < surface_.triangles.size(); ++t) all_.triangles[t] = static_cast<int>(t);
       all_.edges.resize(surface_.edges.size());
@@ -189,9 +194,24 @@ class ContactModel {
     return ((*rest_)[g[1]] - (*rest_)[g[0]]).squaredNorm();
   }
   std::vector<char> kinematic_;
-  std::vector<char> fixed_;        // kinematic and not free this step: ids -1
+  // This step's free kinematic vertices, ascending (set_free_kinematic; few, usually none).
+  std::vector<int> free_kinematic_;
+  // Kinematic and not free this step: ids -1 (no per-vertex array: 1 byte a vertex on
+  // every rank).
+  bool fixed(int v) const {
+    return kinematic_[v] && (free_kinematic_.empty() ||
+                             !std::binary_search(free_kinematic_.begin(), free_kinematic_.end(), v));
+  }
   std::vector<double> object_friction_;
-  std::vector<char> point_owned_, edge_owned_;
+  std::vector<char> point_owned_, edge_owned_;  // (empty with an owned range)
+  bool owned_range_ = false;
+  int owned_begin_ = 0, owned_end_ = 0;
+  PrimitiveFilter point_filter() const {
+    return owned_range_ ? PrimitiveFilter::vertex_range(owned_begin_, owned_end_) : PrimitiveFilter(&point_owned_);
+  }
+  PrimitiveFilter edge_filter() const {
+    return owned_range_ ? PrimitiveFilter::vertex_range(owned_begin_, owned_end_) : PrimitiveFilter(&edge_owned_);
+  }
   ContactParams params_;
   double max_offset_ = 0;
   mutable BroadPhase broad_phase_;

@@ -8,7 +8,7 @@
 
 namespace weft {
 
-CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArray<int> triangle_object_in,
+CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts triangle_object_in,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments, const std::vector<int>& segment_object,
                                          const std::vector<int>& points, const std::vector<int>& point_object) {
@@ -16,7 +16,7 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
   s.triangles = std::move(tris_in);
   s.triangle_object = std::move(triangle_object_in);
   const std::vector<Tri>& tris = s.triangles.vector();
-  const std::vector<int>& triangle_object = s.triangle_object.vector();
+  const RunInts& triangle_object = s.triangle_object;
   const int nt = static_cast<int>(tris.size());
   if (num_vertices < 0) throw InputError("collision surface: negative vertex count");
   if (triangle_object.size() != tris.size())
@@ -64,11 +64,11 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
   s.object_offset = object_offset;
 
   // Points: object of the lowest-numbered triangle containing the vertex.
-  s.vertex_object.assign(num_vertices, -1);
+  std::vector<int> vobj(num_vertices, -1);  // (dense while built; runs once done)
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
       const int v = tris[t][k];
-      if (s.vertex_object[v] < 0) s.vertex_object[v] = triangle_object[t];
+      if (vobj[v] < 0) vobj[v] = triangle_object[t];
     }
 
   // Edges: bucket the 3 T half-edges by their smaller vertex (counting sort), then sort each
@@ -96,10 +96,10 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
   bool derived = true;
   auto derived_table = [&](size_t n) {  // the derived objects of edges [0, n)
     edge_object.reserve(s.edges.capacity());
-    for (size_t e = 0; e < n; ++e) edge_object.push_back(s.vertex_object[s.edges[e][0]]);
+    for (size_t e = 0; e < n; ++e) edge_object.push_back(vobj[s.edges[e][0]]);
   };
   auto add_edge = [&](int a, int b, int object) {
-    if (derived && object != s.vertex_object[a]) {
+    if (derived && object != vobj[a]) {
       derived = false;
       derived_table(s.edges.size());
     }
@@ -169,41 +169,38 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, BorrowedArr
       const int a = segments[i][0], b = segments[i][1];
       if (a == b) continue;
       for (int v : {a, b})
-        if (s.vertex_object[v] < 0 && codim[v]) s.vertex_object[v] = segment_object[i];
+        if (vobj[v] < 0 && codim[v]) vobj[v] = segment_object[i];
     }
   }
   // Isolated points: vertices on no triangle or segment, first occurrence.
   for (size_t i = 0; i < points.size(); ++i) {
     const int v = points[i];
-    if (s.vertex_object[v] >= 0) continue;
-    s.vertex_object[v] = point_object[i];
+    if (vobj[v] >= 0) continue;
+    vobj[v] = point_object[i];
     codim[v] = 2;
   }
-  {
-    size_t nv = 0;
-    for (int v = 0; v < num_vertices; ++v) nv += s.vertex_object[v] >= 0;
-    s.vertices.reserve(nv);  // (held for the run: exact size)
-  }
   for (int v = 0; v < num_vertices; ++v) {
-    if (s.vertex_object[v] < 0) continue;
+    if (vobj[v] < 0) continue;
     s.vertices.push_back(v);
     if (codim[v]) s.codim_vertices.push_back(v);
     if (codim[v] == 2) s.points.push_back(v);
   }
   // Kept for the run: no growth slack.
   for (auto* a : {&s.codim_vertices, &s.points}) a->shrink_to_fit();
+  s.vertices.compact();
   s.edges.shrink_to_fit();  // (reserved exactly: no copy unless segments repeat triangle edges)
   // Objects do not share vertices in a scene, so an edge's object is its first vertex's
   // and no table is kept (12 bytes per cloth vertex on every rank); only input where
   // objects meet at a vertex keeps one.
   for (size_t k = 0; k < seg_object.size() && derived; ++k)
-    derived = seg_object[k] == s.vertex_object[s.edges[s.num_triangle_edges + k][0]];
+    derived = seg_object[k] == vobj[s.edges[s.num_triangle_edges + k][0]];
   if (!derived) {
     if (edge_object.empty()) derived_table(static_cast<size_t>(s.num_triangle_edges));  // (all derived so far)
     edge_object.insert(edge_object.end(), seg_object.begin(), seg_object.end());
     edge_object.shrink_to_fit();
     s.edge_object_table = std::move(edge_object);
   }
+  s.vertex_object = RunInts(vobj);
   return s;
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/borrowed_array.hpp"
+#include "core/run_ints.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -31,8 +32,10 @@ struct CollisionSurface {
   // sorted lexicographically.
   std::vector<Edge> edges;
   int num_triangle_edges = 0;
-  // Every vertex on a triangle, a segment or an isolated point, ascending.
-  std::vector<int> vertices;
+  // Every vertex on a triangle, a segment or an isolated point, ascending; as runs of
+  // consecutive ids (core/run_ints.hpp: a cloth's are all its vertices, one run), not 4
+  // bytes a vertex on every rank.
+  IdRuns vertices;
   // Vertices on a segment or isolated (the point side of point-edge pairs), ascending.
   std::vector<int> codim_vertices;
   // Isolated points (on no triangle or segment), ascending.
@@ -48,8 +51,10 @@ struct CollisionSurface {
   // vertex that of the lowest-numbered triangle containing it, else of the first segment
   // (in input order) containing it, else its isolated point's (objects do not share
   // vertices, so this only fixes the order-independence of malformed input).
-  std::vector<int> vertex_object;
-  BorrowedArray<int> triangle_object;
+  // (As runs, core/run_ints.hpp: a few per object and rank block, not 4 bytes a vertex on
+  // every rank.)
+  RunInts vertex_object;
+  RunInts triangle_object;
   int edge_object(int e) const { return edge_object_table.empty() ? vertex_object[edges[e][0]] : edge_object_table[e]; }
   // Per edge, only when some edge's object is not its first vertex's (objects sharing a
   // vertex: malformed input); empty otherwise, the objects derived as above.
@@ -78,9 +83,9 @@ struct CollisionSurface {
 // triangles and points, S log S in the segments.
 // Throws InputError on a vertex id or object id out of range, a size mismatch, or a
 // negative / non-finite offset.
-// tris and triangle_object are held (a vector converts) or borrowed
-// (BorrowedArray::borrow: they must outlive the surface).
-CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, BorrowedArray<int> triangle_object,
+// tris are held (a vector converts) or borrowed (BorrowedArray::borrow: they must outlive
+// the surface); triangle_object is held, as runs (a vector converts).
+CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, RunInts triangle_object,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments = {},
                                          const std::vector<int>& segment_object = {},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/object_kind.hpp"
+#include "core/run_ints.hpp"
 #include "core/types.hpp"
 #include "energy/element_set.hpp"
 #include "energy/tri_rest.hpp"
@@ -40,8 +41,9 @@ struct Scene {
   CaseSpec spec;                       // the validated case it came from
   int num_vertices = 0;
   std::vector<int> vertex_range;       // size ranks+1
-  std::vector<int> input_of_solver;    // solver id -> input id (case order)
-  std::vector<int> solver_of_input;    // input id -> solver id
+  // (As runs of consecutive ids, core/run_ints.hpp: each rank's block ascends by input id.)
+  IdRuns input_of_solver;              // solver id -> input id (case order)
+  IdRuns solver_of_input;              // input id -> solver id
   int input_of(int solver) const { return input_of_solver[solver]; }
   int solver_of(int input) const { return solver_of_input[input]; }
   int partition_of(int v) const { return owner_of(v); }  // owning rank (solver ids are in rank blocks)
@@ -49,13 +51,15 @@ struct Scene {
 
   std::vector<Vec3> rest;              // solver order, placed in the world at t = 0
   std::vector<double> mass;            // lumped, kg
-  std::vector<int> vertex_object;
-  std::vector<int> vertex_motion;      // index into motions, -1 = free dynamic vertex
+  // Per vertex (solver order), as runs (core/run_ints.hpp: a few runs per rank block and
+  // object, not 4 bytes a vertex each on every rank).
+  RunInts vertex_object;
+  RunInts vertex_motion;               // index into motions, -1 = free dynamic vertex
   std::vector<MotionSpec> motions;     // scripted pins and obstacles
 
   // The mesh: every object's triangles (collision surface, output), case order, solver ids.
   std::vector<Tri> triangles;
-  std::vector<int> triangle_object;
+  RunInts triangle_object;             // (runs: one an object)
   // Triangle t's rest data, from the rest positions (make_tri_rest, the same bits as the
   // build computed; not stored: 40 bytes a triangle, ~80 per cloth vertex, on every rank).
   TriRest triangle_rest(size_t t) const {

@@ -337,25 +337,26 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   for (const auto& p : stitch_pairs) part[p[1]] = part[p[0]];
 
   // 3. Renumber: solver id ordered by (part, input id), so each part is one block.
-  s.input_of_solver.resize(n);
-  std::iota(s.input_of_solver.begin(), s.input_of_solver.end(), 0);
-  std::stable_sort(s.input_of_solver.begin(), s.input_of_solver.end(),
-                   [&](int a, int b) { return part[a] < part[b]; });
-  s.solver_of_input.resize(n);
-  for (int i = 0; i < n; ++i) s.solver_of_input[s.input_of_solver[i]] = i;
+  // (Plain while the scene is built; the Scene keeps them as runs of consecutive ids.)
+  std::vector<int> input_of_solver(n), solver_of_input(n);
+  std::iota(input_of_solver.begin(), input_of_solver.end(), 0);
+  std::stable_sort(input_of_solver.begin(), input_of_solver.end(), [&](int a, int b) { return part[a] < part[b]; });
+  for (int i = 0; i < n; ++i) solver_of_input[input_of_solver[i]] = i;
   s.vertex_range.assign(ranks + 1, 0);
   for (int p : part) ++s.vertex_range[p + 1];
   std::partial_sum(s.vertex_range.begin(), s.vertex_range.end(), s.vertex_range.begin());
 
   s.rest.resize(n);
-  s.vertex_object.resize(n);
-  s.vertex_motion.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const int v = s.solver_of_input[i];
-    s.rest[v] = X[i];
-    s.vertex_object[v] = vobj[i];
-    s.vertex_motion[v] = vmotion[i];
+  for (int i = 0; i < n; ++i) s.rest[solver_of_input[i]] = X[i];
+  for (int v = 0; v < n; ++v) {
+    const int i = input_of_solver[v];
+    s.vertex_object.push_back(vobj[i]);
+    s.vertex_motion.push_back(vmotion[i]);
   }
+  s.input_of_solver = IdRuns(input_of_solver);
+  std::vector<int>().swap(input_of_solver);
+  s.vertex_object.compact();
+  s.vertex_motion.compact();
   // The input-order copies are done with (one copy of each per-vertex array at a time).
   std::vector<Vec3>().swap(X);
   std::vector<int>().swap(vobj);
@@ -368,11 +369,10 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::vector<char> lumped_by_volume(spec.objects.size(), 0);
   for (int o : tetobj) lumped_by_volume[o] = 1;
   s.triangles.reserve(tris.size());
-  s.triangle_object.reserve(tris.size());
   const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
   if (any_warp) s.triangle_warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
-    Tri tri{s.solver_of_input[tris[t][0]], s.solver_of_input[tris[t][1]], s.solver_of_input[tris[t][2]]};
+    Tri tri{solver_of_input[tris[t][0]], solver_of_input[tris[t][1]], solver_of_input[tris[t][2]]};
     s.triangles.push_back(tri);
     s.triangle_object.push_back(tobj[t]);
     if (any_warp) s.triangle_warp.push_back(twarp[t]);
@@ -383,6 +383,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     const double m3 = mat.density * mat.thickness * area / 3.0;
     for (int v : tri) s.mass[v] += m3;
   }
+  s.triangle_object.compact();
   std::vector<Tri>().swap(tris);
   std::vector<int>().swap(tobj);
   std::vector<Vec3>().swap(twarp);
@@ -390,7 +391,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // rho 4/3 pi r^3 each.
   const double pi = 3.14159265358979323846;
   for (size_t k = 0; k < segs.size(); ++k) {
-    const Edge e{s.solver_of_input[segs[k][0]], s.solver_of_input[segs[k][1]]};
+    const Edge e{solver_of_input[segs[k][0]], solver_of_input[segs[k][1]]};
     s.segments.push_back(e);
     s.segment_object.push_back(sobj[k]);
     const MaterialSpec& mat = spec.objects[sobj[k]].material;
@@ -399,7 +400,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     s.mass[e[1]] += half;
   }
   for (size_t k = 0; k < pts.size(); ++k) {
-    const int v = s.solver_of_input[pts[k]];
+    const int v = solver_of_input[pts[k]];
     s.points.push_back(v);
     s.point_object.push_back(pobj[k]);
     const MaterialSpec& mat = spec.objects[pobj[k]].material;
@@ -408,7 +409,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // Volumes: rho V / 4 to each vertex of a tet of rest volume V.
   for (size_t k = 0; k < tets.size(); ++k) {
     std::array<int, 4> t;
-    for (int a = 0; a < 4; ++a) t[a] = s.solver_of_input[tets[k][a]];
+    for (int a = 0; a < 4; ++a) t[a] = solver_of_input[tets[k][a]];
     s.tets.push_back(t);
     s.tet_object.push_back(tetobj[k]);
     const Vec3& x0 = s.rest[t[0]];
@@ -432,7 +433,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   }
   for (ElementSet& set : sets) {
     if (set.size() == 0) continue;  // no object for this term
-    for (int& v : set.vertices) v = s.solver_of_input[v];
+    for (int& v : set.vertices) v = solver_of_input[v];
     if (my_rank >= 0) {
       const int lo = s.vertex_range[my_rank], hi = s.vertex_range[my_rank + 1];
       std::vector<int> mine;
@@ -456,10 +457,12 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // (methods/stitching.hpp) overtakes the cloth's own resistance within a few steps more.
   for (const auto& p : stitch_pairs) {
     s.stitches_input.push_back(p);
-    s.stitches.push_back({s.solver_of_input[p[0]], s.solver_of_input[p[1]]});
+    s.stitches.push_back({solver_of_input[p[0]], solver_of_input[p[1]]});
     const double m = 0.5 * (s.mass[s.stitches.back()[0]] + s.mass[s.stitches.back()[1]]);
     s.stitch_stiffness0.push_back(0.25 * m / (spec.dt * spec.dt));
   }
+  s.solver_of_input = IdRuns(solver_of_input);
+  std::vector<int>().swap(solver_of_input);
   for (int v = 0; v < n; ++v)
     if (!s.kinematic(v) && !s.is_spare(v) && !(s.mass[v] > 0))
       throw InputError(spec.path + ": vertex " + std::to_string(s.input_of_solver[v]) +

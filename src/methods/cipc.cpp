@@ -69,7 +69,6 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
       if (!scene.kinematic(v)) msum += scene.mass[v], mcount += 1;
     al_mass_ = mcount > 0 && msum > 0 ? msum / mcount : 1.0;
   }
-  al_free_.assign(scene.num_vertices, 0);
   x_hat_.resize(3 * n_owned);
   for (size_t s = 0; s < scene.element_sets.size(); ++s)
     terms_.push_back(scene.element_sets[s].term->make(scene, static_cast<int>(s), lv.sets[s]));
@@ -81,7 +80,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     }
     CollisionSurface surf =
         build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles),
-                                BorrowedArray<int>::borrow(scene.triangle_object), object_offset, scene.num_vertices,
+                                scene.triangle_object, object_offset, scene.num_vertices,
                                 scene.segments, scene.segment_object, scene.points, scene.point_object);
     if (!scene.stitches.empty()) {
       surf.twin.assign(scene.num_vertices, -1);
@@ -186,7 +185,7 @@ void CipcStepper::move_toward(const std::vector<char>& use, std::vector<double>&
 void CipcStepper::clear_al() {
   if (al_->count == 0) return;
   for (int l : al_->owned) global_id_[l] = -1;
-  std::fill(al_free_.begin(), al_free_.end(), 0);
+  al_free_.clear();
   al_->owned.clear();
   al_->target.clear();
   al_->lambda.clear();
@@ -228,7 +227,8 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   const std::vector<int> all = allgather_ints(mine, lv_.comm);
   const int total = static_cast<int>(all.size());
   if (total == 0) return;
-  for (int v : all) al_free_[v] = 1;
+  al_free_ = all;
+  std::sort(al_free_.begin(), al_free_.end());  // (already so: rank blocks in rank order)
   MPI_Allreduce(MPI_IN_PLACE, &sq0, 1, MPI_DOUBLE, MPI_SUM, lv_.comm);
   al_->count = total;
   al_sq0_ = sq0;
@@ -238,12 +238,12 @@ void CipcStepper::move_kinematic(double t_next, std::vector<double>& xl, StepSta
   // term is already on its vertices (kappa still 0): its multipliers must exist for the
   // energy evaluations of this move.
   al_->lambda.assign(3 * al_->owned.size(), 0.0);
-  for (size_t i = 0; i < kin_local_.size(); ++i) use[i] = !al_free_[lv_.global_of_local(kin_local_[i])];
+  for (size_t i = 0; i < kin_local_.size(); ++i) use[i] = !al_free(lv_.global_of_local(kin_local_[i]));
   move_toward(use, xl);
 
   for (int l : al_->owned) global_id_[l] = lv_.vbegin + l;
   for (int l = n_owned; l < n_local; ++l)
-    if (al_free_[lv_.global_of_local(l)]) global_id_[l] = lv_.global_of_local(l);
+    if (al_free(lv_.global_of_local(l))) global_id_[l] = lv_.global_of_local(l);
   al_->lambda.assign(3 * al_->owned.size(), 0.0);
   al_->kappa = kAlKappa0;
   sys_->set_free_kinematic(mine);

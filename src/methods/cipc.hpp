@@ -12,6 +12,7 @@
 // method (energy/registry.hpp), so method mass_spring is this stepper over the spring terms
 // (methods/mass_spring.cpp), with the same barrier, friction and kinematic handling.
 #pragma once
+#include <algorithm>
 #include <petscvec.h>
 
 #include <memory>
@@ -111,7 +112,10 @@ class CipcStepper final : public Stepper {
   // behind, E_A = kappa_A/2 m ||x - x_target||^2 - sqrt(m) lambda^T (x - x_target).
   std::vector<int> kin_local_;       // local ids of the kinematic vertices, ascending (owned first)
   std::vector<double> kin_target_;   // 3 per kin_local_ entry: its scripted place at t + h
-  std::vector<char> al_free_;        // per vertex (solver order, all ranks): AL unknown this step
+  // The AL unknowns of this step (vertex ids, ascending, every rank's): a list, not a flag
+  // per vertex of the scene on every rank.
+  std::vector<int> al_free_;
+  bool al_free(int v) const { return std::binary_search(al_free_.begin(), al_free_.end(), v); }
   double al_mass_ = 1.0, al_sq0_ = 0.0;
   std::unique_ptr<KinematicAl> al_;
   std::unique_ptr<NewtonMinimiser> newton_;

@@ -30,18 +30,14 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
     : scene_(scene), lv_(lv), sys_(sys) {
   std::vector<double> object_friction;
   for (const ObjectParams& op : scene.objects) object_friction.push_back(op.friction);
-  std::vector<char> kin(scene.num_vertices), point_owned(scene.num_vertices, 0), edge_owned(surf.edges.size(), 0);
-  for (int v = 0; v < scene.num_vertices; ++v) {
-    kin[v] = scene.kinematic(v);
-    point_owned[v] = v >= lv.vbegin && v < lv.vend;
-  }
-  for (size_t e = 0; e < surf.edges.size(); ++e) edge_owned[e] = point_owned[surf.edges[e][0]];
+  std::vector<char> kin(scene.num_vertices);
+  for (int v = 0; v < scene.num_vertices; ++v) kin[v] = scene.kinematic(v);
   ContactParams cp;
   cp.dhat = scene.spec.dhat;
   cp.eps_v = scene.spec.epsilon_v;
   cp.dt = scene.spec.dt;
   model_ = std::make_unique<ContactModel>(std::move(surf), scene.rest, std::move(kin), std::move(object_friction),
-                                          std::move(point_owned), std::move(edge_owned), cp);
+                                          lv.vbegin, lv.vend, cp);  // (owned: this rank's block)
   // IPC's stiffness bounds from the average dynamic mass and the scene size.
   double msum = 0.0, mcount = 0.0;
   Vec3 lo = scene.rest[0], hi = scene.rest[0];

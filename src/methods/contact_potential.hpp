@@ -46,7 +46,7 @@ class ContactPotential final : public GlobalTerm {
   // End of step: the gap (d - xi) of the closest pair and the pair count (global).
   void end_step(double& min_distance, int& pairs);
 
-  void set_free_kinematic(const std::vector<char>& free) { model_->set_free_kinematic(free); }
+  void set_free_kinematic(std::vector<int> free) { model_->set_free_kinematic(std::move(free)); }
   // Welded stitches: row_of[v] is the global row of vertex v's unknown (its partner's for a
   // welded copy); null = every vertex its own row. Not owned.
   void set_rows(const std::vector<int>* row_of) { row_of_ = row_of; }

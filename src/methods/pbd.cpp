@@ -247,6 +247,8 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     require_constraints(ConstraintBuild{scene, spec_, xpbd_, none});
   }
   n_owned_ = lv.num_owned();
+  input_key_ = scene.input_of_solver.to_vector();
+  solver_of_input_ = scene.solver_of_input.to_vector();
   if (!xpbd_) {
     k_stretch_ = pbd_stiffness(spec_.stretch_stiffness, spec_.iterations);
     k_bend_ = pbd_stiffness(spec_.bending_stiffness, spec_.iterations);
@@ -255,11 +257,11 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   if (tear_ > 0) {
     const Scene& s = scene_;
     tm_.triangles = s.triangles;
-    tm_.triangle_object = s.triangle_object;
+    tm_.triangle_object = s.triangle_object.to_vector();
     tm_.mass = s.mass;
     tm_.rest = s.rest;
     tm_.fixed.resize(s.num_vertices);
-    tm_.key = s.input_of_solver;
+    tm_.key = input_key_;
     for (int v = 0; v < s.num_vertices; ++v) tm_.fixed[v] = s.kinematic(v);
     for (const ObjectParams& o : s.objects) {
       tm_.tearable.push_back(o.spare_count > 0);
@@ -341,7 +343,7 @@ void PbdStepper::build_self_() {
   // The crack rule's roots (core/material_point.hpp): empty without tearing.
   sc_root_.clear();
   if (tear_ > 0) sc_root_ = tear_roots(s.triangles, T, n);
-  sc_edges_ = self_collision_edges(sc_tris_, s.input_of_solver);
+  sc_edges_ = self_collision_edges(sc_tris_, input_key_);
   sc_patches_.build(sc_tris_, sc_edges_, s.rest);
   sc_edge_own_.clear();
   for (size_t e = 0; e < sc_edges_.size(); ++e)
@@ -488,7 +490,7 @@ void PbdStepper::build_constraints() {
   const int n = s.num_vertices;
   std::vector<Vec3> Xin(n);
   const std::vector<Vec3>& X = rest();
-  for (int i = 0; i < n; ++i) Xin[i] = X[s.solver_of_input[i]];
+  for (int i = 0; i < n; ++i) Xin[i] = X[solver_of_input_[i]];
 
   ConstraintLists lists(spec_);
   weft::build_constraints(ConstraintBuild{s, spec_, xpbd_, Xin, tear_ > 0 ? &tm_.triangles : nullptr}, lists);
@@ -573,7 +575,7 @@ void PbdStepper::build_constraints() {
   // Hierarchical levels (003 sec. 4.3): built over the stretch constraints' graph in input
   // order, each level's constraints coloured on their own.
   if (spec_.levels > 1) {
-    for (HierarchyLevel& H : build_hierarchy(e0, rest(), s.input_of_solver, spec_.levels)) {
+    for (HierarchyLevel& H : build_hierarchy(e0, rest(), input_key_, spec_.levels)) {
       CoarseLevel L;
       L.groups.push_back(std::make_unique<Group>());
       Group& g = *L.groups.back();
@@ -817,7 +819,7 @@ void PbdStepper::find_self_collisions(bool vertex_pairs) {
   Vec3 shift = Vec3::Zero();
   long moving = 0;
   for (int i = 0; i < scene_.num_vertices; ++i) {
-    const int v = scene_.solver_of_input[i];
+    const int v = solver_of_input_[i];
     if (w_global_[v] == 0) continue;
     for (int d = 0; d < 3; ++d) shift[d] += x1[3 * v + d] - x0[3 * v + d];
     ++moving;
@@ -828,7 +830,7 @@ void PbdStepper::find_self_collisions(bool vertex_pairs) {
     find_self_collision_pairs(sc_tris_, sc_tri_all_, sc_verts_own_, x0, x1, reach, shift, sc_rings_, self_pairs_);
     if (lv_.ranks > 1)
       find_self_collision_pairs(sc_tris_, sc_tri_own_, sc_verts_all_, x0, x1, reach, shift, sc_rings_, self_pairs_);
-    sort_self_collision_pairs(self_pairs_, scene_.input_of_solver);
+    sort_self_collision_pairs(self_pairs_, input_key_);
   }
   // Edge-edge pairs with an edge here (either one: the pair's four vertices may belong to
   // two ranks, and each moves its own), found only after the sweeps, from x to where the
@@ -1037,7 +1039,7 @@ void PbdStepper::self_friction_(const std::vector<double>& vstar) {
   const int np = static_cast<int>(rec.size()) / kRec;
   std::vector<int> order(np);
   std::iota(order.begin(), order.end(), 0);
-  auto key = [&](int i, int k) { return k == 0 ? rec[kRec * i] : s.input_of_solver[rec[kRec * i + k]]; };
+  auto key = [&](int i, int k) { return k == 0 ? rec[kRec * i] : input_key_[rec[kRec * i + k]]; };
   auto less = [&](int i, int j) {
     for (int k = 0; k < 5; ++k)
       if (key(i, k) != key(j, k)) return key(i, k) < key(j, k);
@@ -1362,7 +1364,7 @@ NamedArrays PbdStepper::save() const {
                            {"bdf2.v_prev", &v_old_}}) {
     std::vector<double> all(3 * n, 0.0);
     for (int l = 0; l < n_owned_; ++l)
-      for (int d = 0; d < 3; ++d) all[3 * scene_.input_of_solver[lv_.vbegin + l] + d] = (*src)[3 * l + d];
+      for (int d = 0; d < 3; ++d) all[3 * input_key_[lv_.vbegin + l] + d] = (*src)[3 * l + d];
     MPI_Allreduce(MPI_IN_PLACE, all.data(), 3 * n, MPI_DOUBLE, MPI_SUM, lv_.comm);
     out.push_back({name, std::move(all)});
   }
@@ -1414,7 +1416,7 @@ void PbdStepper::load(const NamedArrays& arrays) {
     const std::vector<double>& all = *get(name, 3 * static_cast<size_t>(n));
     for (int l = 0; l < n_local_; ++l) {
       const int v = l < n_owned_ ? lv_.vbegin + l : ghosts_[l - n_owned_];
-      for (int d = 0; d < 3; ++d) (*dst)[3 * l + d] = all[3 * scene_.input_of_solver[v] + d];
+      for (int d = 0; d < 3; ++d) (*dst)[3 * l + d] = all[3 * input_key_[v] + d];
     }
   }
 }

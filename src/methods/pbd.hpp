@@ -128,6 +128,10 @@ class PbdStepper final : public Stepper {
   // (extra ghosts), so each rank runs the same pass on the same positions.
   double tear_ = 0.0;
   TearMesh tm_;
+  // The scene's solver -> input id map, plain (the sort keys of the self-collision pairs,
+  // edges and hierarchy: read per comparison every step; PBD holds the whole mesh anyway).
+  std::vector<int> input_key_;
+  std::vector<int> solver_of_input_;  // and its inverse (the per-step input-order shift sum)
   bool tear_warned_ = false;
   long torn() const;
 

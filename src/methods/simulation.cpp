@@ -66,9 +66,9 @@ void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   const verify::Stats st = verify::merge_over(comm, mine);
   auto describe = [&](const verify::PairRef& p) {
     auto one = [&](int kind, long i) {
-      const std::vector<int>& of = kind == verify::kSegment ? scene.segment_object
-                                   : kind == verify::kPoint ? scene.point_object : scene.triangle_object;
-      return std::string(verify::kind_name(kind)) + " " + std::to_string(i) + " of '" + scene.objects[of[i]].name + "'";
+      const int o = kind == verify::kSegment ? scene.segment_object[i]
+                    : kind == verify::kPoint ? scene.point_object[i] : scene.triangle_object[static_cast<int>(i)];
+      return std::string(verify::kind_name(kind)) + " " + std::to_string(i) + " of '" + scene.objects[o].name + "'";
     };
     return one(p.kind_a, p.a) + " and " + one(p.kind_b, p.b);
   };

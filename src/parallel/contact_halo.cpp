@@ -56,8 +56,8 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
     support_ = std::move(support);
     for (auto* a : {&own_points_, &own_particles_, &own_edges_, &own_triangles_}) a->shrink_to_fit();  // (held)
 
-    mark_.assign(nv, 0);
-    known_mark_.assign(nv, 0);
+    mark_.assign(nv, false);
+    known_mark_.assign(nv, false);
     // The triangles by smallest vertex, the one the active lists find a triangle from (each
     // triangle once), ascending ids within a vertex: a counting sort whose offsets are
     // dropped (update_known finds a vertex's run by search; edges are sorted by first vertex
@@ -66,8 +66,10 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
     std::vector<int> start(static_cast<size_t>(nv) + 1, 0);
     for (const Tri& t : surface_.triangles) ++start[smallest(t) + 1];
     for (int v = 0; v < nv; ++v) start[v + 1] += start[v];
-    vt_.resize(start[nv]);
-    for (size_t t = 0; t < surface_.triangles.size(); ++t) vt_[start[smallest(surface_.triangles[t])]++] = static_cast<int>(t);
+    std::vector<int> vt(start[nv]);
+    for (size_t t = 0; t < surface_.triangles.size(); ++t) vt[start[smallest(surface_.triangles[t])]++] = static_cast<int>(t);
+    start = std::vector<int>();
+    vt_ = IdRuns(vt);
   }
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   if (ranks_ == 1) {
@@ -75,7 +77,7 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
     // (sized exactly: they are held for the run).
     known_.resize(nv);
     std::iota(known_.begin(), known_.end(), 0);
-    active_.points = surface_.vertices;
+    active_.points = surface_.vertices.to_vector();
     active_.triangles.resize(surface_.triangles.size());
     std::iota(active_.triangles.begin(), active_.triangles.end(), 0);
     active_.edges.resize(surface_.edges.size());
@@ -384,16 +386,18 @@ void ContactHalo::update_known() {
   active_.edges.clear();
   for (int v : known_)
     if (surface_.vertex_object[v] >= 0) active_.points.push_back(v);
+  IdRuns::Cursor vt(vt_);  // (reads ascend: O(1) each within a run)
   auto smallest = [&](size_t j) {
-    const Tri& t = surface_.triangles[vt_[j]];
+    const Tri& t = surface_.triangles[vt[static_cast<int>(j)]];
     return std::min(t[0], std::min(t[1], t[2]));
   };
   size_t j = 0;
   for (int v : active_.points) {
     j = gallop(j, vt_.size(), v, smallest);
     for (; j < vt_.size() && smallest(j) == v; ++j) {
-      const Tri& t = surface_.triangles[vt_[j]];  // (v is its smallest vertex)
-      if (known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]]) active_.triangles.push_back(vt_[j]);
+      const int tj = vt[static_cast<int>(j)];
+      const Tri& t = surface_.triangles[tj];  // (v is its smallest vertex)
+      if (known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]]) active_.triangles.push_back(tj);
     }
   }
   std::sort(active_.triangles.begin(), active_.triangles.end());

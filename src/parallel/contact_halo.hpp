@@ -124,14 +124,18 @@ class ContactHalo {
   // Non-owned ids the last exchange filled in xf / pf (cleared at the next exchange).
   std::vector<int> received_x_, received_p_;
   std::vector<int> last_reset_;  // the entries the last exchange reset
-  std::vector<char> mark_;     // per vertex scratch
-  std::vector<char> known_mark_;  // per vertex: in known_
+  // Per vertex, one bit each (whole-length on every rank: 2 bytes a vertex as chars).
+  std::vector<bool> mark_;        // scratch
+  std::vector<bool> known_mark_;  // in known_
   std::vector<int> known_;
   ActivePrimitives active_;
   // The surface's triangles sorted by their smallest vertex (ascending ids within a vertex):
   // with the edges, sorted by (a, b) (triangle edges, then segments), what update_known
-  // searches for a known vertex's triangles and edges (no per-vertex offset tables).
-  std::vector<int> vt_;
+  // searches for a known vertex's triangles and edges (no per-vertex offset tables). As
+  // runs of consecutive triangle ids (core/run_ints.hpp: in case order a grid's triangles by
+  // smallest vertex are consecutive along each row segment of a rank's block), not 8 bytes
+  // a cloth vertex on every rank.
+  IdRuns vt_;
   std::vector<Box> my_boxes_, all_boxes_;
   std::vector<int> box_counts_, box_displs_;
   Stats stats_;

@@ -42,9 +42,9 @@ TEST(Surface, BorrowedTrianglesGiveTheSameSurfaceWithoutACopy) {
   const std::vector<double> off = {0.25, 1.5};
   const CollisionSurface held = build_collision_surface(tris, obj, off, 9);
   const CollisionSurface borrowed =
-      build_collision_surface(BorrowedArray<Tri>::borrow(tris), BorrowedArray<int>::borrow(obj), off, 9);
+      build_collision_surface(BorrowedArray<Tri>::borrow(tris), obj, off, 9);
   EXPECT_EQ(borrowed.triangles.data(), tris.data());
-  EXPECT_EQ(borrowed.triangle_object.data(), obj.data());
+  EXPECT_EQ(borrowed.triangle_object, obj);
   EXPECT_NE(held.triangles.data(), tris.data());
   EXPECT_EQ(borrowed.edges, held.edges);
   EXPECT_EQ(edge_objects(borrowed), edge_objects(held));

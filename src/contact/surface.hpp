@@ -43,7 +43,10 @@ struct CollisionSurface {
   // xi of each object; a primitive's is its object's (a point not on the surface: 0). Per
   // object, not per primitive: ~48 bytes a cloth vertex less on every rank.
   std::vector<double> object_offset;
-  double vertex_offset(int v) const { return vertex_object[v] < 0 ? 0.0 : object_offset[vertex_object[v]]; }
+  double vertex_offset(int v) const {
+    const int o = vertex_object[v];  // (one read: a run search, on every pair's offset)
+    return o < 0 ? 0.0 : object_offset[o];
+  }
   double edge_offset(int e) const { return object_offset[edge_object(e)]; }
   double triangle_offset(int t) const { return object_offset[triangle_object[t]]; }
   // Object of each primitive: a triangle's, a segment's and an isolated point's are given;

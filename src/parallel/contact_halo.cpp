@@ -384,8 +384,9 @@ void ContactHalo::update_known() {
   active_.points.clear();
   active_.triangles.clear();
   active_.edges.clear();
+  RunInts::Cursor object(surface_.vertex_object);  // (known_ ascends: O(1) reads within a run)
   for (int v : known_)
-    if (surface_.vertex_object[v] >= 0) active_.points.push_back(v);
+    if (object[v] >= 0) active_.points.push_back(v);
   IdRuns::Cursor vt(vt_);  // (reads ascend: O(1) each within a run)
   auto smallest = [&](size_t j) {
     const Tri& t = surface_.triangles[vt[static_cast<int>(j)]];

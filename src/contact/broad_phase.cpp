@@ -513,7 +513,7 @@ struct BroadPhase::Impl {
     const CollisionSurface& s = *q.s;
     if constexpr (K == kPoint) {
       Box b = vertex_box(q.x[id], q.dx ? &q.dx[id] : nullptr);
-      grow(b, 0.5 * (inflation + s.vertex_offset(id)));
+      grow(b, 0.5 * (inflation + s.point_offset(id)));
       return b;
     } else if constexpr (K == kEdge) {
       return primitive_box<2>(q.x, q.dx, s.edges[id], 0.5 * (inflation + s.edge_offset(id)));

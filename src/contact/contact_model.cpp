@@ -62,7 +62,7 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
       point_owned_(std::move(point_owned)),
       edge_owned_(std::move(edge_owned)),
       params_(params) {
-  for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.vertex_offset(v));
+  for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.point_offset(v));
   // The median rest length of the dynamic edges, element size / 2 of them in ascending order
   // (what nth_element gives), selected without a list of the lengths (at 4.2M vertices, the
   // list and its growth were the stepper setup's largest transient, ~40 bytes a vertex on
@@ -354,7 +354,7 @@ struct PairTraits<PairKind::PP> {
 
 // Offset and object of one side of a pair.
 inline double side_offset(const CollisionSurface& s, Side k, int id) {
-  return k == kSidePoint ? s.vertex_offset(id) : k == kSideEdge ? s.edge_offset(id) : s.triangle_offset(id);
+  return k == kSidePoint ? s.point_offset(id) : k == kSideEdge ? s.edge_offset(id) : s.triangle_offset(id);
 }
 inline int side_object(const CollisionSurface& s, Side k, int id) {
   return k == kSidePoint ? s.vertex_object[id] : k == kSideEdge ? s.edge_object(id) : s.triangle_object[id];
@@ -742,7 +742,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   query_pbox_.back() = query_ebox_.back() = query_tbox_.back() = none;
   for (size_t i = 0; i < a.points.size(); ++i) {
     const int v = a.points[i];
-    if (!prim(&v, 1, surface_.vertex_offset(v), query_pbox_[i])) query_pbox_[i] = none;
+    if (!prim(&v, 1, surface_.point_offset(v), query_pbox_[i])) query_pbox_[i] = none;
   }
   for (size_t i = 0; i < a.triangles.size(); ++i) {
     const int t = a.triangles[i];

@@ -62,6 +62,9 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
   }
 
   s.object_offset = object_offset;
+  s.uniform_offset = !object_offset.empty() &&
+                     std::all_of(object_offset.begin(), object_offset.end(), [&](double o) { return o == object_offset[0]; });
+  s.common_offset = s.uniform_offset ? object_offset[0] : 0.0;
 
   // Points: object of the lowest-numbered triangle containing the vertex.
   std::vector<int> vobj(num_vertices, -1);  // (dense while built; runs once done)

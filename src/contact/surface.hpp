@@ -43,12 +43,22 @@ struct CollisionSurface {
   // xi of each object; a primitive's is its object's (a point not on the surface: 0). Per
   // object, not per primitive: ~48 bytes a cloth vertex less on every rank.
   std::vector<double> object_offset;
+  // Whether every object has the same offset, and that offset (build_collision_surface sets
+  // both). Then a primitive's offset is it, with no object lookup: the object maps are runs
+  // (a binary search a read), and the contact loops read two offsets for every pair of
+  // every line-search trial, CCD pass and assembly.
+  bool uniform_offset = false;
+  double common_offset = 0.0;
   double vertex_offset(int v) const {
-    const int o = vertex_object[v];  // (one read: a run search, on every pair's offset)
+    const int o = vertex_object[v];  // (one read: a run search)
     return o < 0 ? 0.0 : object_offset[o];
   }
-  double edge_offset(int e) const { return object_offset[edge_object(e)]; }
-  double triangle_offset(int t) const { return object_offset[triangle_object[t]]; }
+  // The offset of surface point v (v in `vertices`: what a pair's point side is).
+  double point_offset(int v) const { return uniform_offset ? common_offset : vertex_offset(v); }
+  double edge_offset(int e) const { return uniform_offset ? common_offset : object_offset[edge_object(e)]; }
+  double triangle_offset(int t) const {
+    return uniform_offset ? common_offset : object_offset[triangle_object[t]];
+  }
   // Object of each primitive: a triangle's, a segment's and an isolated point's are given;
   // a triangle edge takes the object of the lowest-numbered triangle that contains it; a
   // vertex that of the lowest-numbered triangle containing it, else of the first segment

@@ -260,7 +260,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
   };
   add_runs(own_points_.size(), [&](size_t i) {
     const int v = own_points_[i];
-    return grown(&v, 1, surface_.vertex_offset(v));
+    return grown(&v, 1, surface_.point_offset(v));
   });
   add_runs(own_edges_.size(), [&](size_t i) {
     const int e = own_edges_[i];
@@ -287,7 +287,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
   prims.reserve(own_triangles_.size() + own_edges_.size() + own_particles_.size());
   for (int t : own_triangles_) prims.push_back({surface_.triangles[t].data(), 3, surface_.triangle_offset(t)});
   for (int e : own_edges_) prims.push_back({surface_.edges[e].data(), 2, surface_.edge_offset(e)});
-  for (const int& v : own_particles_) prims.push_back({&v, 1, surface_.vertex_offset(v)});
+  for (const int& v : own_particles_) prims.push_back({&v, 1, surface_.point_offset(v)});
   std::vector<Box> pbox(prims.size());
   for (size_t i = 0; i < prims.size(); ++i) pbox[i] = grown(prims[i].v, prims[i].n, prims[i].xi);
   const size_t len = run_length(prims.size());

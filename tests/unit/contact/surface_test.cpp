@@ -75,6 +75,25 @@ TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
   EXPECT_EQ(vertex_offsets(s), (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0, 1.5, 1.5, 1.5, 0}));
 }
 
+// The uniform-offset shortcut (no object lookup when every object shares an offset) gives
+// each surface primitive exactly what its object gives; objects that differ turn it off.
+TEST(Surface, UniformOffsetShortcutMatchesTheObjectOffsets) {
+  const std::vector<Tri> tris = {{0, 1, 2}, {0, 2, 3}, {7, 5, 6}};
+  const std::vector<int> obj = {0, 0, 1};
+  for (const std::vector<double>& off : {std::vector<double>{0.25, 0.25}, std::vector<double>{0.25, 1.5},
+                                         std::vector<double>{0.0, 0.0}}) {
+    const CollisionSurface s = build_collision_surface(tris, obj, off, 9, {{4, 8}}, {1});
+    EXPECT_EQ(s.uniform_offset, off[0] == off[1]);
+    if (s.uniform_offset) EXPECT_EQ(s.common_offset, off[0]);
+    for (int v : s.vertices) EXPECT_EQ(s.point_offset(v), off[s.vertex_object[v]]) << v;
+    for (size_t e = 0; e < s.edges.size(); ++e) EXPECT_EQ(s.edge_offset(int(e)), off[s.edge_object(int(e))]);
+    for (size_t t = 0; t < s.triangles.size(); ++t)
+      EXPECT_EQ(s.triangle_offset(int(t)), off[s.triangle_object[int(t)]]);
+    EXPECT_EQ(s.vertex_offset(4), off[1]);  // on the segment (object 1)
+  }
+  EXPECT_FALSE(build_collision_surface({}, {}, {}, 0).uniform_offset);
+}
+
 TEST(Surface, GridEdgesMatchReferenceAndEuler) {
   // n x n grid: E = V + F - 1 for a disk; compare with a std::set reference.
   const int n = 17;

@@ -60,6 +60,8 @@ void build_hinges(const ObjectStencils& o, ElementSet& set) {
   const double Eb = mat.bending_youngs < 0 ? mat.youngs : mat.bending_youngs;
   const double kb = bending_stiffness(Eb, mat.poisson, mat.thickness);
   if (kb <= 0) return;
+  reserve_for_append(rest, o.hinges.size());
+  reserve_for_append(set.vertices, 4 * o.hinges.size());
   for (const auto& h : o.hinges) {
     set.vertices.insert(set.vertices.end(), h.begin(), h.end());
     set.push_object(o.object);

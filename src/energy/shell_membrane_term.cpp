@@ -152,6 +152,8 @@ class ShellMembraneTerm final : public EnergyTerm {
 
 void build_triangles(const ObjectStencils& o, ElementSet& set) {
   std::vector<TriRest>& rest = set.rest<TriRest>();
+  reserve_for_append(rest, o.triangles.size());
+  reserve_for_append(set.vertices, 3 * o.triangles.size());
   for (size_t t = 0; t < o.triangles.size(); ++t) {
     const Tri& tri = o.triangles[t];
     set.vertices.insert(set.vertices.end(), tri.begin(), tri.end());

@@ -96,6 +96,8 @@ void build_orthotropic(const ObjectStencils& o, ElementSet& set) {
                       stretch_limit(lim.warp, o.spec, "warp"), stretch_limit(lim.weft, o.spec, "weft"), lim.shear};
   if (!(p.m12 >= 0.0))
     throw InputError("object '" + o.spec.name + "': strain_limit.shear must be >= 0, got " + std::to_string(lim.shear));
+  reserve_for_append(rest, o.triangles.size());
+  reserve_for_append(set.vertices, 3 * o.triangles.size());
   for (size_t t = 0; t < o.triangles.size(); ++t) {
     const Tri& tri = o.triangles[t];
     const Vec3 &X0 = o.rest[tri[0]], &X1 = o.rest[tri[1]], &X2 = o.rest[tri[2]];

@@ -82,6 +82,11 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       s.motions.push_back(os.pins[k].motion);
     }
     int pinned = 0;
+    const bool spares = os.kind == ObjectKind::Shell && !m.triangles.empty() && s.tear_stretch() > 0;
+    const std::size_t nv_object = m.vertices.size() * (spares ? 2 : 1);
+    reserve_for_append(X, nv_object);
+    reserve_for_append(vobj, nv_object);
+    reserve_for_append(vmotion, nv_object);
     for (const Vec3& p : m.vertices) {
       X.push_back(p);
       vobj.push_back(static_cast<int>(o));
@@ -93,7 +98,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     }
     // Tearing: one spare per vertex of every shell (DESIGN.md "Tearing"), at the object's
     // first vertex, after its own vertices (the object stays one range of input ids).
-    if (os.kind == ObjectKind::Shell && !m.triangles.empty() && s.tear_stretch() > 0) {
+    if (spares) {
       s.objects.back().spare_first = static_cast<int>(X.size());
       s.objects.back().spare_count = static_cast<int>(m.vertices.size());
       for (size_t k = 0; k < m.vertices.size(); ++k) {
@@ -114,13 +119,18 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     // their membrane term's set builder does (energy/warp_direction.hpp), for the output.
     const bool orthotropic = os.kind == ObjectKind::Shell && os.material.model == "orthotropic";
     const bool textured = m.triangle_uv.size() == m.triangles.size() && !m.triangles.empty();
+    reserve_for_append(tris, m.triangles.size());
+    reserve_for_append(tobj, m.triangles.size());
+    // (twarp is filled only once an orthotropic object comes: 24 bytes a triangle less.)
+    if (orthotropic) twarp.resize(first_tri, Vec3::Zero());
     for (size_t k = 0; k < m.triangles.size(); ++k) {
       const Tri& t = m.triangles[k];
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
-      twarp.push_back(orthotropic ? orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]],
-                                                     os.material.aniso_limit, textured ? &m.triangle_uv[k] : nullptr)
-                                  : Vec3::Zero());
+      if (!twarp.empty() || orthotropic)
+        twarp.push_back(orthotropic ? orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]],
+                                                       os.material.aniso_limit, textured ? &m.triangle_uv[k] : nullptr)
+                                    : Vec3::Zero());
     }
     for (const Edge& e : m.segments) {
       segs.push_back({e[0] + base, e[1] + base});
@@ -146,9 +156,12 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model, spec.method);
     if (!terms.empty()) {
       std::vector<Tri> otris(tris.begin() + first_tri, tris.end());
-      std::vector<std::array<int, 4>> ohinges;
-      for (const auto& h : build_topology(m).hinges) ohinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
+      // (The hinges moved out of the topology, whose other arrays are freed at once.)
+      std::vector<std::array<int, 4>> ohinges = build_topology(m).hinges;
+      for (auto& h : ohinges)
+        for (int& v : h) v += base;
       std::vector<Edge> osegs;
+      osegs.reserve(m.segments.size());
       for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
       const std::vector<std::array<int, 4>> otets(tets.begin() + first_tet, tets.end());
       const ObjectStencils stencils{static_cast<int>(o), os,     X,     otris, ohinges, osegs, otets,
@@ -369,6 +382,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::vector<char> lumped_by_volume(spec.objects.size(), 0);
   for (int o : tetobj) lumped_by_volume[o] = 1;
   s.triangles.reserve(tris.size());
+  twarp.resize(twarp.empty() ? 0 : tris.size(), Vec3::Zero());  // (zeros after the last orthotropic object)
   const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
   if (any_warp) s.triangle_warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {

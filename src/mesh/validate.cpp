@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <sstream>
 #include <vector>
@@ -27,11 +28,14 @@ struct UnionFind {
   }
 };
 
-// A directed triangle edge: from a to b, in triangle t, corner k (a = t[k], b = t[k+1]).
+// A directed triangle edge: from a to b, in triangle t, corner k (a = t[k], b = t[k+1]);
+// w = (t << 2) | k, 12 bytes a half-edge (six per vertex: at 4M vertices this sort is one of
+// the scene build's largest transients).
 struct HalfEdge {
   int lo, hi;  // sorted endpoints
-  int t, k;
-  bool forward;  // a < b
+  std::uint32_t w;
+  int t() const { return static_cast<int>(w >> 2); }
+  int k() const { return static_cast<int>(w & 3u); }
 };
 
 }  // namespace
@@ -143,46 +147,49 @@ void validate_mesh(const TriMesh& m, const std::string& what, MeshUse use) {
   }
 
   // Edges: group half-edges by undirected edge.
+  if (m.triangles.size() >= (std::size_t(1) << 29)) fail("more than 536870911 triangles in one mesh");
   std::vector<HalfEdge> he;
   he.reserve(3 * static_cast<std::size_t>(nt));
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
       int a = m.triangles[t][k], b = m.triangles[t][(k + 1) % 3];
-      he.push_back({std::min(a, b), std::max(a, b), t, k, a < b});
+      he.push_back({std::min(a, b), std::max(a, b), (std::uint32_t(t) << 2) | std::uint32_t(k)});
     }
   std::sort(he.begin(), he.end(), [](const HalfEdge& x, const HalfEdge& y) {
     if (x.lo != y.lo) return x.lo < y.lo;
     if (x.hi != y.hi) return x.hi < y.hi;
-    return x.t < y.t;
+    return x.w < y.w;  // by triangle
   });
+  auto forward = [&m](const HalfEdge& h) { return m.triangles[h.t()][h.k()] == h.lo; };  // a < b
   UnionFind corners(3 * nt);  // corner (t, k) = 3 t + k, the corner at vertex m.triangles[t][k]
   for (std::size_t i = 0; i < he.size();) {
     std::size_t j = i;
     while (j < he.size() && he[j].lo == he[i].lo && he[j].hi == he[i].hi) ++j;
-    const std::string edge = "(" + std::to_string(he[i].lo) + ", " + std::to_string(he[i].hi) + ")";
+    auto edge = [&] { return "(" + std::to_string(he[i].lo) + ", " + std::to_string(he[i].hi) + ")"; };
     if (j - i > 2) {
       std::string tris;
-      for (std::size_t q = i; q < j && q < i + 4; ++q) tris += (q > i ? ", " : "") + std::to_string(he[q].t);
+      for (std::size_t q = i; q < j && q < i + 4; ++q) tris += (q > i ? ", " : "") + std::to_string(he[q].t());
       if (j - i > 4) tris += ", ...";
-      fail("non-manifold edge " + edge + " is shared by " + std::to_string(j - i) + " triangles (" + tris + ")");
+      fail("non-manifold edge " + edge() + " is shared by " + std::to_string(j - i) + " triangles (" + tris + ")");
     }
     if (j - i == 2) {
       const HalfEdge &x = he[i], &y = he[i + 1];
-      if (x.forward == y.forward)
-        fail("triangles " + std::to_string(x.t) + " and " + std::to_string(y.t) +
-             " are inconsistently oriented across edge " + edge + " (flip one so their normals agree)");
+      if (forward(x) == forward(y))
+        fail("triangles " + std::to_string(x.t()) + " and " + std::to_string(y.t()) +
+             " are inconsistently oriented across edge " + edge() + " (flip one so their normals agree)");
       // The two triangles touch at both edge endpoints: merge their corners there.
       for (int end : {x.lo, x.hi}) {
         auto corner_of = [&](const HalfEdge& h) {
-          const Tri& f = m.triangles[h.t];
-          int k = f[h.k] == end ? h.k : (h.k + 1) % 3;
-          return 3 * h.t + k;
+          const Tri& f = m.triangles[h.t()];
+          int k = f[h.k()] == end ? h.k() : (h.k() + 1) % 3;
+          return 3 * h.t() + k;
         };
         corners.unite(corner_of(x), corner_of(y));
       }
     }
     i = j;
   }
+  std::vector<HalfEdge>().swap(he);
   // Each vertex's corners must form one connected fan.
   std::vector<int> root_of_vertex(nv, -1);
   for (int t = 0; t < nt; ++t)

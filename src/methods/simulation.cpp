@@ -47,10 +47,9 @@ void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   verify::ResultMesh mesh;
   mesh.rest = scene.rest;
   mesh.triangles = scene.triangles;
-  for (size_t t = 0; t < scene.triangles.size(); ++t) {
+  mesh.triangle_offset.reserve(scene.triangles.size());  // (no strain limits: strain_limit empty)
+  for (size_t t = 0; t < scene.triangles.size(); ++t)
     mesh.triangle_offset.push_back(scene.objects[scene.triangle_object[t]].offset);
-    mesh.strain_limit.push_back(0.0);
-  }
   mesh.segments = scene.segments;
   for (int o : scene.segment_object) mesh.segment_offset.push_back(scene.objects[o].offset);
   mesh.points = scene.points;

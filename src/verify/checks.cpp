@@ -117,9 +117,12 @@ FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(m
     twin_.assign(mesh.num_vertices(), -1);
     for (const Edge& e : mesh.stitches) twin_[e[0]] = e[1], twin_[e[1]] = e[0];
   }
+  // The rest-shape inverses of the strain-limited triangles (none: no table, 24 bytes a
+  // vertex less; an empty strain_limit means none is limited).
   const double nan = std::nan("");
-  dm_inv_.assign(3 * mesh.triangles.size(), nan);
-  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+  const bool limited = std::any_of(mesh.strain_limit.begin(), mesh.strain_limit.end(), [](double l) { return l > 0; });
+  if (limited) dm_inv_.assign(3 * mesh.triangles.size(), nan);
+  for (std::size_t t = 0; limited && t < mesh.triangles.size(); ++t) {
     if (!(mesh.strain_limit[t] > 0)) continue;
     ++strain_limited_;
     const Tri& tri = mesh.triangles[t];
@@ -138,6 +141,7 @@ FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(m
     dm_inv_[3 * t + 2] = 1.0 / c;
   }
   // Contact primitives in one index space: triangles, then segments, then points.
+  prims_.reserve(mesh.triangles.size() + mesh.segments.size() + mesh.points.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     const Tri& tr = mesh.triangles[t];
     prims_.push_back({kTriangle, 3, long(t), {tr[0], tr[1], tr[2]}, mesh.triangle_offset[t]});
@@ -187,7 +191,7 @@ void FrameChecker::check(long frame, const std::vector<Vec3>& x, Stats& s) {
 }
 
 void FrameChecker::check_strain(long frame, const std::vector<Vec3>& x, Stats& s) const {
-  const std::size_t nt = mesh_.triangles.size();
+  const std::size_t nt = dm_inv_.empty() ? 0 : mesh_.triangles.size();
   for (std::size_t t = 0; t < nt; ++t) {
     const double i00 = dm_inv_[3 * t];
     if (std::isnan(i00)) continue;
@@ -276,34 +280,6 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
       padded.hi[k] += pad;
     }
   };
-  if (mine_) {
-    // Distributed (set_share): the grid holds this process's primitives and the others
-    // whose boxes meet the union of its own, which holds every pair it examines. Boxes are
-    // kept for those only (the whole surface's boxes were ~200 bytes per vertex on every
-    // process): a first pass finds the union, a second keeps the near primitives.
-    share_.resize(n);
-    Aabb own, raw, padded;
-    for (int k = 0; k < 3; ++k) own.lo[k] = HUGE_VAL, own.hi[k] = -HUGE_VAL;
-    for (std::size_t i = 0; i < n; ++i) {
-      share_[i] = mine_(prims[i].v[0]) ? 1 : 0;
-      if (!share_[i]) continue;
-      box_of(i, raw, padded);
-      for (int k = 0; k < 3; ++k) own.lo[k] = std::min(own.lo[k], padded.lo[k]), own.hi[k] = std::max(own.hi[k], padded.hi[k]);
-    }
-    near_.clear();
-    raw_.clear();
-    boxes_.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      box_of(i, raw, padded);
-      if (share_[i] || overlap(padded, own)) near_.push_back(std::uint32_t(i)), raw_.push_back(raw), boxes_.push_back(padded);
-    }
-  } else {
-    raw_.resize(n);
-    boxes_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) box_of(i, raw_[i], boxes_[i]);
-  }
-  grid_.build(boxes_);
-
   const double tol = opt_.tol_distance, crossing = opt_.crossing_distance;
   // i, j: primitive indices (i < j); ri, rj: their raw boxes.
   auto examine = [&](std::uint32_t i, std::uint32_t j, const Aabb& ri, const Aabb& rj) {
@@ -398,13 +374,73 @@ void FrameChecker::check_contact(long frame, const std::vector<Vec3>& x, Stats& 
       s.distance_pair = here;
     }
   };
-  if (mine_)
-    grid_.for_each_pair([&](std::uint32_t ci, std::uint32_t cj) {
-      const std::uint32_t i = near_[ci], j = near_[cj];  // ascending, so i < j
-      if (share_[i]) examine(i, j, raw_[ci], raw_[cj]);  // the pair belongs to its lower primitive's owner
-    });
-  else
-    grid_.for_each_pair([&](std::uint32_t i, std::uint32_t j) { examine(i, j, raw_[i], raw_[j]); });
+  // The primitives whose pairs are examined here (the lower primitive of each pair decides):
+  // every one, or this process's share (set_share). They are taken in chunks of at most
+  // opt_.chunk_primitives, in index order: the grid of a chunk holds its own primitives and
+  // the others whose boxes meet the union of its own (which holds every pair it examines),
+  // so the boxes and grid entries held at once are a chunk's and its neighbourhood's, not
+  // the whole surface's (~450 bytes per cloth vertex at one grid: the initial check's peak
+  // at 4M vertices, issue 20). A mesh in spatially coherent order (generators, most files)
+  // gives compact chunks; the counts and example pairs do not depend on the split (as for
+  // the split over processes).
+  share_.assign(n, 1);
+  std::size_t own_count = n;
+  if (mine_) {
+    own_count = 0;
+    for (std::size_t i = 0; i < n; ++i) own_count += share_[i] = mine_(prims[i].v[0]) ? 1 : 0;
+  }
+  const std::size_t per_chunk = std::max<std::size_t>(1, opt_.chunk_primitives);
+  Aabb raw, padded;
+  std::size_t next = 0;  // the first primitive not yet in a chunk
+  while (next < n) {
+    // This chunk: own primitives next.. up to per_chunk of them (all of them in one chunk
+    // when they fit: then no overlap test is needed for a process that owns everything).
+    // (A chunk also ends where the primitive kind changes: triangles, segments and points
+    // are mostly different objects, and a chunk's union box spanning two would hold both.)
+    std::size_t end = next, taken = 0;
+    while (end < n && taken < per_chunk && (end == next || prims[end].kind == prims[next].kind))
+      taken += share_[end++];
+    const bool whole = next == 0 && end == n && own_count == n;
+    near_.clear();
+    raw_.clear();
+    boxes_.clear();
+    if (whole) {
+      raw_.resize(n);
+      boxes_.resize(n);
+      near_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) box_of(i, raw_[i], boxes_[i]), near_[i] = std::uint32_t(i);
+    } else {
+      Aabb own;
+      for (int k = 0; k < 3; ++k) own.lo[k] = HUGE_VAL, own.hi[k] = -HUGE_VAL;
+      const std::size_t expect = std::min(n, taken + taken / 4 + 16);  // the chunk and a margin
+      near_.reserve(expect), raw_.reserve(expect), boxes_.reserve(expect);
+      for (std::size_t i = next; i < end; ++i) {
+        if (!share_[i]) continue;
+        box_of(i, raw, padded);
+        for (int k = 0; k < 3; ++k)
+          own.lo[k] = std::min(own.lo[k], padded.lo[k]), own.hi[k] = std::max(own.hi[k], padded.hi[k]);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        box_of(i, raw, padded);
+        if ((i >= next && i < end && share_[i]) || overlap(padded, own))
+          near_.push_back(std::uint32_t(i)), raw_.push_back(raw), boxes_.push_back(padded);
+      }
+    }
+    if (!near_.empty()) {
+      grid_.build(boxes_);
+      grid_.for_each_pair([&](std::uint32_t ci, std::uint32_t cj) {
+        const std::uint32_t i = near_[ci], j = near_[cj];  // ascending, so i < j
+        if (i >= next && i < end && share_[i]) examine(i, j, raw_[ci], raw_[cj]);
+      });
+    }
+    next = end;
+  }
+  // (Released between frames, and the grid pointed at the empty list: a chunk's boxes can be
+  // a large fraction of the surface's.)
+  std::vector<Aabb>().swap(raw_);
+  std::vector<Aabb>().swap(boxes_);
+  std::vector<std::uint32_t>().swap(near_);
+  grid_.build(boxes_);
 }
 
 // ---------------------------------------------------------------------------------------

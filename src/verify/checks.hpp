@@ -38,6 +38,10 @@ struct Options {
   double tol_distance = 1e-8;       // absolute, in length units
   double tol_strain = 1e-6;         // absolute, on the singular value
   double crossing_distance = 1e-12; // segment-segment pairs closer than this intersect
+  // Contact pairs are examined in chunks of at most this many (lower) primitives, each with
+  // a grid of its neighbourhood only: bounds the check's memory on large meshes. The
+  // results do not depend on it.
+  std::size_t chunk_primitives = std::size_t(1) << 20;
 };
 
 enum PrimKind : int { kTriangle = 0, kSegment = 1, kPoint = 2 };

@@ -16,7 +16,7 @@ struct ResultMesh {
   std::vector<Vec3> rest;                  // /mesh/rest_positions (N,3)
   std::vector<Tri> triangles;              // /mesh/triangles (T,3)
   std::vector<double> triangle_offset;     // /mesh/triangle_offset (T)
-  std::vector<double> strain_limit;        // /mesh/strain_limit (T), 0 = none
+  std::vector<double> strain_limit;        // /mesh/strain_limit (T), 0 = none; empty: none limited
   std::vector<Edge> segments;              // /mesh/segments (S,2), optional
   std::vector<double> segment_offset;      // /mesh/segment_offset (S), required with segments
   std::vector<int> points;                 // /mesh/points (P), optional

@@ -410,6 +410,69 @@ TEST(VerifyFile, FramesSplitOverRanksGiveTheSameReport) {
   EXPECT_GT(field(self.find("distance"), "violations"), 300);  // frames 3 and 4
 }
 
+// The contact check in chunks of few primitives (each with its own neighbourhood grid, what
+// bounds the memory on large meshes) finds the same pairs: the same report, bit for bit, for
+// every chunk size, with intersections, distance violations, segments and points in play.
+TEST(VerifyFile, ChunkedContactCheckGivesTheSameReport) {
+  Scene s = two_sheets();
+  const int v = int(s.rest.size());
+  const std::vector<Vec3> extra = {Vec3(0.5, 0.03, 0.5), Vec3(0.5, 0.05, 0.5), Vec3(0.31, 0.06, 0.43)};
+  s.rest.insert(s.rest.end(), extra.begin(), extra.end());
+  s.segs.push_back({v, v + 1});
+  s.seg_offset.push_back(0.0);
+  s.pts.push_back(v + 2);
+  s.pt_offset.push_back(0.002);
+  for (auto& f : s.frames) f.insert(f.end(), extra.begin(), extra.end());
+  for (int f = 2; f < 4; ++f) s.frames.push_back(s.frames[1]);
+  for (int i = kN * kN; i < 2 * kN * kN; ++i) s.frames[2][std::size_t(i)].y() = 0.004;  // distance, 2
+  s.frames[3][std::size_t(top(2, 2))].y() = -0.05;                              // intersection, 3
+  s.frames[3][std::size_t(v)].y() = -0.05;  // the segment through the bottom sheet
+  const Report whole = run("chunked", s);
+  EXPECT_FALSE(passed(whole, "intersection"));
+  EXPECT_FALSE(passed(whole, "distance"));
+  for (std::size_t chunk : {1, 2, 5, 17, 40}) {
+    Options o;
+    o.chunk_primitives = chunk;
+    EXPECT_EQ(to_json(run("chunked", s, o)), to_json(whole)) << chunk;
+  }
+}
+
+// The same with the pairs split over processes (set_share, the simulator's initial check):
+// three shares, each in chunks, merged, give the unsplit check's counts and example pairs.
+TEST(VerifyFile, SharesInChunksMergeToTheWholeCheck) {
+  Scene s = two_sheets();
+  s.frames[1][std::size_t(top(2, 2))].y() = -0.05;  // an intersection
+  for (int i = kN * kN; i < 2 * kN * kN; i += 3) s.frames[1][std::size_t(i)].y() = 0.004;  // close pairs
+  const std::string p = path_for("shares");
+  write_scene(p, s);
+  const ResultFile file(p);
+  FrameChecker all(file.mesh(), Options{});
+  Stats whole;
+  all.check(1, s.frames[1], whole);
+  EXPECT_GT(whole.intersections, 0);
+  EXPECT_GT(whole.distance_violations, 0);
+  for (std::size_t chunk : {std::size_t(1), std::size_t(4), std::size_t(25), std::size_t(1) << 20}) {
+    Options o;
+    o.chunk_primitives = chunk;
+    Stats merged;
+    for (int part = 0; part < 3; ++part) {
+      FrameChecker c(file.mesh(), o);
+      c.set_share([part](int v) { return (v * 7) % 3 == part; });  // scattered shares
+      Stats mine;
+      c.check(1, s.frames[1], mine);
+      merge(merged, mine);
+    }
+    EXPECT_EQ(merged.candidate_pairs, whole.candidate_pairs) << chunk;
+    EXPECT_EQ(merged.intersections, whole.intersections) << chunk;
+    EXPECT_EQ(merged.distance_violations, whole.distance_violations) << chunk;
+    EXPECT_EQ(merged.distance_gap, whole.distance_gap) << chunk;
+    EXPECT_EQ(merged.intersection_pair.a, whole.intersection_pair.a) << chunk;
+    EXPECT_EQ(merged.intersection_pair.b, whole.intersection_pair.b) << chunk;
+    EXPECT_EQ(merged.distance_pair.a, whole.distance_pair.a) << chunk;
+    EXPECT_EQ(merged.distance_pair.b, whole.distance_pair.b) << chunk;
+  }
+}
+
 // Stitched pairs (/mesh/stitches) are one vertex: two sheets welded along a row, both copies
 // written at one position, are no 0-distance pair; without the stitches they are.
 TEST(VerifyFile, StitchedPairsAreOneVertex) {

@@ -69,6 +69,8 @@ struct Scene {
   std::vector<double> tri_offset, strain_limit;
   std::vector<Edge> segs;
   std::vector<double> seg_offset;
+  std::vector<int> pts;  // /mesh/points (isolated points), written when non-empty
+  std::vector<double> pt_offset;
   std::vector<std::array<int, 4>> tets;
   std::vector<Edge> stitches;  // /mesh/stitches, written when non-empty
   // Orthotropic triangles (written when warp is non-empty): warp direction, limits.
@@ -112,6 +114,10 @@ inline void write_scene(const std::string& path, const Scene& s) {
     for (const Edge& e : s.segs) segs.insert(segs.end(), {e[0], e[1]});
     w.i64("/mesh/segments", {s.segs.size(), 2}, segs);
     w.f64("/mesh/segment_offset", {s.segs.size()}, s.seg_offset);
+  }
+  if (!s.pts.empty()) {
+    w.i64("/mesh/points", {s.pts.size()}, std::vector<std::int64_t>(s.pts.begin(), s.pts.end()));
+    w.f64("/mesh/point_offset", {s.pts.size()}, s.pt_offset);
   }
   if (!s.stitches.empty()) {
     std::vector<std::int64_t> st;

@@ -40,6 +40,23 @@ constexpr double kSkinLargeStep = 0.5;
 // and on fine cloth a growth of a few dhat spans several edges (hang_two_corners at 256^2,
 // 3.9 mm edges: 60M skin pairs, 1 GB, against 0.6M swept pairs).
 constexpr double kSkinMaxGrowthPerEdge = 0.5;
+// The swept set leaves out the pairs no consumer of the query needs (swept_pair_needed) on
+// queries whose largest vertex step exceeds kSkinMaxStep dhat and this many median rest
+// edge lengths: the sets whose size grows with (step / edge)^2 (hang_two_corners 128^2,
+// 7.8 mm edges: steps of 18 edges in a time step's first Newton iteration, 3.2M pairs of
+// which 95% are dropped). On shorter steps the test costs more than the pairs it drops save
+// (soft drape 64^2 at 10 dhat: swept broad phase +24%, 18% of the pairs dropped).
+constexpr double kDropStepPerEdge = 2.0;
+// ... and only while it pays: once kDropProbe pairs of a query are tested, the test stops
+// for the rest of that query when fewer than kDropShare of them were dropped. A dropped
+// pair saves its CCD bound, its line-search trials and its proximity filter; a test costs
+// about as much as the CCD bound when it drops the pair, less when it keeps it. Testing
+// every pair of far queries cost the swept broad phase +11% on the soft drape 64^2 (about
+// half of those pairs dropped; CCD -18%, trial energies -7%) and +23% on cloth_stack (2%:
+// stacked layers in contact); a swinging cloth's far queries drop 80-95%. Which droppable
+// pairs are left in changes no consumer's result (swept_pair_needed).
+constexpr long kDropProbe = 4096;
+constexpr double kDropShare = 0.6;
 
 }  // namespace
 
@@ -407,7 +424,7 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   }
   // ... and, the set lacking pairs that stay apart over the step (update_swept), x on the
   // query's segment (the accepted iterate, or its copy from the minimiser).
-  if (!on_swept_segment(x)) return false;
+  if (swept_dropped_ && !on_swept_segment(x)) return false;
   // Keep the swept pairs whose boxes at x overlap: the broad phase's test on the broad
   // phase's boxes (ownership, incidence and kinematic filters are the same for both sets).
   // Each listed primitive's box is formed once (a swept set names each primitive in ~8
@@ -560,7 +577,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // count as outside when there is no skin set), and their positions in pts.
   skin_moved_.clear();
   skin_moved_slot_.clear();
-  double scale = 0.0;  // the largest coordinate of the query's boxes
+  double scale = 0.0;  // the largest coordinate of the query's boxes ...
+  double step = 0.0;   // ... and the largest vertex step
   for (size_t i = 0; i < pts.size(); ++i) {
     const int v = pts[i];
     bool ok = true;
@@ -575,6 +593,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       continue;
     }
     scale = std::max(scale, std::max(vlo_[i].cwiseAbs().maxCoeff(), vhi_[i].cwiseAbs().maxCoeff()));
+    step = std::max(step, (vhi_[i] - vlo_[i]).maxCoeff());
     if (!skin_valid_) continue;
     bool in = true;
     for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[i][k] && vhi_[i][k] <= skin_hi_[v][k];
@@ -587,25 +606,27 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // At 8 times (ContactParams::skin_shrink) one or two rebuilds per time step there; 4 or 3
   // rebuild more often than they save (bench/results/newton_split.md). The swept set is the
   // same either way (a superset filtered by the broad phase's own test, in sorted order).
-  // The pairs no consumer of this query needs are left out of the swept set
-  // (swept_pair_needed), with a rounding margin 8 eps: the set then serves proximity queries
-  // within eps of the segment (on_swept_segment; |dx| <= 2 scale, |c| for a shifted set).
+  // On a far query (kDropStepPerEdge), the pairs no consumer of it needs are left out of the
+  // swept set (swept_pair_needed), with a rounding margin 8 eps: the set then serves
+  // proximity queries within eps of the segment (on_swept_segment; |dx| <= 2 scale, |c| for
+  // a shifted set). (skin_max_growth_ is kSkinMaxGrowthPerEdge median edges.)
+  const bool drop_far = !(step <= kSkinMaxStep * params_.dhat) &&
+                        step > kDropStepPerEdge / kSkinMaxGrowthPerEdge * skin_max_growth_;
   const bool shift_given = shift && shift->allFinite() && shift->squaredNorm() > 0.0;
   const double seg_eps =
       1e-12 * (2.0 * scale + (shift_given ? shift->cwiseAbs().maxCoeff() : 0.0)) + 1e-9 * params_.dhat;
   SweptDrop drop{this, &x, &dx, params_.accd, 8.0 * seg_eps};
   drop.ap.t_max = 1.0;
-  const PairPredicate keep{&ContactModel::keep_swept_pair, &drop};
+  drop.on = drop_far;
+  const PairPredicate keep = drop_far ? PairPredicate{&ContactModel::keep_swept_pair, &drop} : PairPredicate{};
   swept_seg_eps_ = seg_eps;
+  swept_dropped_ = drop_far;
   if (skin_valid_ && static_cast<double>(skin_.size() + skin_delta_.size()) >
                          params_.skin_shrink * static_cast<double>(std::max(swept_last_, params_.skin_shrink_min))) {
     skin_valid_ = false;
     ++timers_.swept_shrinks;
   }
   if (!skin_valid_ || !skin_moved_.empty()) {
-    double step = 0.0;  // the largest vertex step of this query
-    for (size_t i = 0; i < pts.size(); ++i)
-      if (vlo_[i][0] < inf) step = std::max(step, (vhi_[i] - vlo_[i]).maxCoeff());
     // Large steps (the first Newton iterations of a time step): the next query rarely fits
     // a skin grown by this whole step, and such a skin set is huge.
     const bool large = !(step <= kSkinMaxStep * params_.dhat) || !(kSkin * params_.dhat + step <= skin_max_growth_);
@@ -771,8 +792,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
   // Without a branch per pair: every skin pair is written, the count advances by the test
   // (a fifth of the skin pairs pass on the soft drape, so a branch on it is mispredicted
-  // often); the kept pairs are then copied out, in the same order, less those no consumer
-  // needs (swept_pair_needed). In chunks, so the scratch is O(chunk), not O(skin set): a
+  // often); the kept pairs are then copied out, in the same order, less (drop_far) those no
+  // consumer needs. In chunks, so the scratch is O(chunk), not O(skin set): a
   // large step's skin set holds millions of pairs (128^2 swinging cloth: 7M).
   constexpr size_t kChunk = size_t(1) << 14;
   size_t boxed = 0;  // the pairs that pass the box test (the skin shrink's measure, as before)
@@ -792,8 +813,12 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     using T = typename std::decay_t<decltype(skin)>::value_type;
     auto flush = [&] {
       boxed += n;
-      for (size_t i = 0; i < n; ++i)
-        if (swept_pair_needed<K>(drop, P::a(o[i]), P::b(o[i]))) out.push_back(o[i]);
+      if (drop.on) {
+        for (size_t i = 0; i < n; ++i)
+          if (swept_pair_kept<K>(drop, P::a(o[i]), P::b(o[i]))) out.push_back(o[i]);
+      } else {
+        out.insert(out.end(), o, o + n);
+      }
       n = 0;
     };
     auto filter = [&](const T* b, const T* e) {
@@ -969,19 +994,31 @@ bool ContactModel::swept_pair_needed(const SweptDrop& d, int a, int b) const {
   int v[P::N];
   P::stencil(surface_, p, v);
   const double xi = pair_xi<K>(surface_, p);
+  // (The axis test first: it needs no square root, and decides most kept pairs.)
+  if (!axis_apart_over_step<P::A + 1, P::N>(*d.x, *d.dx, v, (xi + params_.dhat) * (1.0 + 1e-6) + d.tol)) return true;
   double d_lb;
   bool by_prev;
-  if (!accd_clears_first_step<P::A + 1, P::N>(*d.x, *d.dx, v, xi, d.ap, -kInf, d_lb, by_prev)) return true;
-  return !axis_apart_over_step<P::A + 1, P::N>(*d.x, *d.dx, v, (xi + params_.dhat) * (1.0 + 1e-6) + d.tol);
+  return !accd_clears_first_step<P::A + 1, P::N>(*d.x, *d.dx, v, xi, d.ap, -kInf, d_lb, by_prev);
+}
+
+template <PairKind K>
+bool ContactModel::swept_pair_kept(const SweptDrop& d, int a, int b) const {
+  if (!d.on) return true;
+  const bool need = swept_pair_needed<K>(d, a, b);
+  ++d.tested;
+  d.dropped += !need;
+  if (d.tested >= kDropProbe && static_cast<double>(d.dropped) < kDropShare * static_cast<double>(d.tested))
+    d.on = false;
+  return need;
 }
 
 bool ContactModel::keep_swept_pair(const void* ctx, PairKind kind, int a, int b) {
   const SweptDrop& d = *static_cast<const SweptDrop*>(ctx);
   switch (kind) {
-    case PairKind::PT: return d.model->swept_pair_needed<PairKind::PT>(d, a, b);
-    case PairKind::EE: return d.model->swept_pair_needed<PairKind::EE>(d, a, b);
-    case PairKind::PE: return d.model->swept_pair_needed<PairKind::PE>(d, a, b);
-    case PairKind::PP: return d.model->swept_pair_needed<PairKind::PP>(d, a, b);
+    case PairKind::PT: return d.model->swept_pair_kept<PairKind::PT>(d, a, b);
+    case PairKind::EE: return d.model->swept_pair_kept<PairKind::EE>(d, a, b);
+    case PairKind::PE: return d.model->swept_pair_kept<PairKind::PE>(d, a, b);
+    case PairKind::PP: return d.model->swept_pair_kept<PairKind::PP>(d, a, b);
   }
   return true;
 }

@@ -246,7 +246,7 @@ TEST(ContactModel, ProximityOffTheSweptSegmentComesFromTheBroadPhase) {
       const size_t nv = f.sc.x.size();
       std::vector<Vec3> dx = random_step(nv, f.sc.kin, 1e-4, 17 + rank);
       for (size_t v = 0; v < nv; ++v)
-        if (!f.sc.kin[v]) dx[v] += Vec3(0.0, 3e-3, 0.0);
+        if (!f.sc.kin[v]) dx[v] += Vec3(0.0, 0.1, 0.0);  // (over 2 edge lengths: a far query)
       cm.update_swept(f.sc.x, dx);
       BroadPhase bp;
       Candidates want;
@@ -278,8 +278,7 @@ TEST(ContactModel, ProximityOffTheSweptSegmentComesFromTheBroadPhase) {
 TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
   // A Newton-like sequence: x moves by alpha dx, the next dx is smaller or larger, some
   // vertices vanish (NaN: not delivered) or appear; every swept set must equal a fresh
-  // broad phase less pairs no consumer needs (some are), and most queries must be served
-  // without one.
+  // broad phase less pairs no consumer needs, and most queries must be served without one.
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int ranks : {1, 2})
     for (int rank = 0; rank < ranks; ++rank) {
@@ -290,7 +289,6 @@ TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
       BroadPhase bp;
       const double scales[] = {2e-2, 4e-3, 3e-3, 1.5e-3, 1e-3, 8e-4, 2e-3, 5e-4, 5e-4, 3e-4, 6e-3, 2e-4, 1e-4};
       int it = 0;
-      size_t dropped = 0;
       const long before = cm.timers().swept_rebuilds, updates_before = cm.timers().swept_updates;
       for (double scale : scales) {
         std::vector<Vec3> dx = random_step(nv, f.sc.kin, scale, 300 + it);
@@ -300,7 +298,7 @@ TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
         cm.update_swept(xq, dx);
         Candidates want;
         bp.find_swept(f.surf, xq, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
-        EXPECT_TRUE(swept_of(cm.swept_set(), want, f.surf, xq, dx, f.cp.dhat, &dropped)) << "ranks " << ranks << " query " << it;
+        EXPECT_TRUE(swept_of(cm.swept_set(), want, f.surf, xq, dx, f.cp.dhat)) << "ranks " << ranks << " query " << it;
         // The proximity set at the next iterate, from this swept set.
         for (size_t v = 0; v < nv; ++v) x[v] = x[v] + 0.7 * dx[v];
         std::vector<Vec3> xp = x;
@@ -315,7 +313,6 @@ TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
       EXPECT_GE(rebuilds, 1);                 // the first query
       EXPECT_GE(rebuilds + updates, 2);       // ... and the vertices reappearing (an update)
       EXPECT_LT(rebuilds, long(it) - 3);      // most served from the skin set
-      EXPECT_GT(dropped, 0u);
     }
 }
 

@@ -979,11 +979,13 @@ inline bool axis_apart_over_step(const std::vector<Vec3>& x, const std::vector<V
 //    x: max_step's kernel then reports no impact for any t_max, so the step bound, a minimum
 //    over impacts, is the same without it), and
 //  * along one axis its sides stay apart by more than its support xi + dhat (+ 1e-6 of it,
-//    + tol) at every point of the step (axis_apart_over_step): at every point within tol / 8
-//    of x + t dx, t in [0, 1] (the line search's trials, the accepted iterate, the minimiser's
-//    own copy of it), the line search's energy skips the pair on that axis (axis_separated:
-//    exactly 0 either way), and its proximity boxes, grown by (dhat + xi) / 2 each, do not
-//    overlap, so no proximity set (from this set or a broad phase) holds it.
+//    + tol) at every point of the step (axis_apart_over_step): at every point within tol / 4
+//    of x + t dx, t in [0, 1], in each coordinate (the line search's trials, the accepted
+//    iterate, the minimiser's own copy of it: on_swept_segment admits 2 eps = tol / 4 and
+//    rounding), the gap shrinks by at most tol / 2, so the line search's energy skips the
+//    pair on that axis (axis_separated: exactly 0 either way), and its proximity boxes,
+//    grown by (dhat + xi) / 2 each, do not overlap: no proximity set (from this set or a
+//    broad phase) holds it.
 // Such pairs are most of a large step's set: on a swinging 128^2 cloth a first Newton step
 // moves vertices by 18 edge lengths, the swept boxes of neighbours far apart on the sheet
 // overlap, yet the cloth moves nearly rigidly across them.

@@ -66,16 +66,16 @@ class ContactModel {
 
   // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
   // When every vertex known at x lies inside its box of the last update_swept (and, after
-  // a query with steps over 10 dhat, whose swept set lacks pairs that only points off its
-  // segment could bring close, x lies on that segment x0 + t dx: a Newton iterate, the
-  // usual case), the set is the swept set filtered by the boxes at x: the same pairs, in
+  // a far query, whose swept set lacks pairs that only points off its segment could bring
+  // close, x lies on that segment x0 + t dx: a Newton iterate, the usual case), the set is the swept set filtered by the boxes at x: the same pairs, in
   // the same order, as a new broad phase, at a fraction of its cost (each box at x lies
   // inside the swept box, and the filter repeats the broad phase's own box test).
   // Otherwise the broad phase runs.
   void update_proximity(const std::vector<Vec3>& x);
   // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
   // trial and the CCD bound use, so no pair can enter the barrier's support unseen. On a
-  // query whose steps exceed 10 dhat, less the pairs none of those needs (contact_model.cpp,
+  // query whose steps exceed 10 dhat and 2 edge lengths, less (while most tested pairs
+  // drop: kDropShare) the pairs none of those needs (contact_model.cpp,
   // swept_pair_needed: ACCD clears them over the whole step and an axis keeps their sides
   // beyond the support all along it), dropped as they are found: a large step's set is
   // millions of such pairs.

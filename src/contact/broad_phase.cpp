@@ -416,6 +416,7 @@ struct BroadPhase::Impl {
     PrimitiveFilter ef;                     // edge filter (by edge index / first vertex)
     const char* kv = nullptr;               // kinematic (by vertex id)
     bool swept = false;
+    PairPredicate keep;                     // swept queries: the caller's pair predicate
   };
   struct SetGrids {
     LooseGrid grid[2];  // [1]: primitives whose vertices are all kinematic
@@ -596,6 +597,7 @@ struct BroadPhase::Impl {
           if (!kept<KA>(lo)) return;
           if (!overlap(ab, en.box)) return;
           if (incident<KA, KA>(va, verts<KA>(s, en.id), s.twin_ptr())) return;
+          if (q.keep.keep && !q.keep.keep(q.keep.ctx, r.kind, lo, a + b - lo)) return;
           out.push_back(Cand{a < b ? as : en.slot, a + b - lo});
           if (lev != la) ++cross;
         };
@@ -622,6 +624,7 @@ struct BroadPhase::Impl {
         B.grid[g].query(ab, f, level[KA][as], kNoKey, [&](const LooseGrid::Entry& e, int) {
           if (!overlap(ab, e.box)) return;
           if (incident<KA, KB>(va, verts<KB>(s, e.id), s.twin_ptr())) return;
+          if (q.keep.keep && !q.keep.keep(q.keep.ctx, r.kind, a, e.id)) return;
           out.push_back(Cand{as, e.id});
         });
     }
@@ -637,6 +640,7 @@ struct BroadPhase::Impl {
         A.grid[g].query(bb, f, level[KB][bs] + 1, kNoKey, [&](const LooseGrid::Entry& e, int) {
           if (!overlap(bb, e.box)) return;
           if (incident<KA, KB>(verts<KA>(s, e.id), vb, s.twin_ptr())) return;
+          if (q.keep.keep && !q.keep.keep(q.keep.ctx, r.kind, e.id, b)) return;
           out.push_back(Cand{e.slot, b});
           ++cross;
         });
@@ -735,15 +739,15 @@ void BroadPhase::find_proximity(const CollisionSurface& surface, const std::vect
 void BroadPhase::find_swept(const CollisionSurface& surface, const std::vector<Vec3>& x,
                             const std::vector<Vec3>& dx, double inflation, PrimitiveFilter point_filter,
                             PrimitiveFilter edge_filter, const std::vector<char>* kinematic,
-                            Candidates& out) {
+                            Candidates& out, PairPredicate keep) {
   require(dx.size() == x.size(), "dx has " + std::to_string(dx.size()) + " entries, x has " +
                                      std::to_string(x.size()));
-  run(surface, x, &dx, inflation, point_filter, edge_filter, kinematic, out);
+  run(surface, x, &dx, inflation, point_filter, edge_filter, kinematic, out, keep);
 }
 
 void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
                      double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
-                     const std::vector<char>* kin, Candidates& out) {
+                     const std::vector<char>* kin, Candidates& out, PairPredicate keep) {
   if (!impl_) impl_ = std::make_unique<Impl>();  // a moved-from object stays usable
   Impl& m = *impl_;
   const size_t nv = x.size();
@@ -765,7 +769,8 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
       m.ve.size() != 2 * size_t(ne))
     m.adjacency_valid = false;
   for (int k = 0; k < kKinds; ++k) m.stale_list[k].clear();
-  m.q = Impl::Query{&s, x.data(), dx ? dx->data() : nullptr, pf, ef, kin ? kin->data() : nullptr, dx != nullptr};
+  m.q = Impl::Query{&s, x.data(), dx ? dx->data() : nullptr, pf, ef, kin ? kin->data() : nullptr, dx != nullptr,
+                    dx ? keep : PairPredicate{}};
   m.built_on = &s;
   m.built_nv = nv;
   // Per-vertex set membership depends on the surface only: built once per surface.
@@ -924,7 +929,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
         a = l.ids[a];
       }
   });
-  if (dx) {
+  if (dx && !keep.keep) {  // (a predicate's set is not the whole set an update extends)
     m.frame = f;
     m.level_cap = cap;
     m.inflation = inflation;
@@ -961,7 +966,8 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   require(!pf.flags || pf.flags->size() == nv, "point_filter size != number of vertices");
   require(!ef.flags || ef.flags->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
-  m.q = Impl::Query{&s, x.data(), dx.data(), pf, ef, kin ? kin->data() : nullptr, true};
+  m.q = Impl::Query{&s, x.data(), dx.data(), pf, ef, kin ? kin->data() : nullptr, true,
+                    PairPredicate{}};
 
   // ---- adjacency of the build's surface (the caller passes that same surface); it depends
   // on the surface only, so it is built once

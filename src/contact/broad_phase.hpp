@@ -82,6 +82,16 @@ struct PrimitiveFilter {
   int lo = 0, hi = 0;
 };
 
+// A swept query's pair predicate (BroadPhase::find_swept): a pair of the candidate
+// definition for which keep(ctx, kind, a, b) is false is not reported; a, b are its ids as
+// the candidate lists hold them ((v, t), (ea, eb) with ea < eb, (v, e), (v, w) with v < w).
+// Lets the caller drop, before they take memory, pairs it can show no consumer of that
+// query needs (contact_model.cpp: pairs apart by more than their motion). Empty: all kept.
+struct PairPredicate {
+  bool (*keep)(const void* ctx, PairKind kind, int a, int b) = nullptr;
+  const void* ctx = nullptr;
+};
+
 // The primitives a query may pair, each list ascending (a rank's contact halo, DESIGN.md
 // "Distributed model"): every primitive outside the lists is treated as one with a
 // non-finite box, so a query reports exactly the pairs it reports on positions that are
@@ -122,9 +132,11 @@ class BroadPhase {
 
   // Same with each vertex's box swept from x to x + dx (dx = alpha p already applied): the
   // CCD candidate set. A pair that meets mid-step is found even if it is apart at both ends.
+  // With a predicate (see PairPredicate) only the pairs it keeps are reported, and no
+  // update_swept may follow (that needs the whole set).
   void find_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
                   double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-                  const std::vector<char>* kinematic, Candidates& out);
+                  const std::vector<char>* kinematic, Candidates& out, PairPredicate keep = {});
 
   // Incremental update of this object's last find_swept: the vertices in `moved` take the
   // boxes of x / dx (every other vertex must have the box of that call, or of an update
@@ -160,7 +172,7 @@ class BroadPhase {
   struct Impl;
   void run(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
            double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-           const std::vector<char>* kinematic, Candidates& out);
+           const std::vector<char>* kinematic, Candidates& out, PairPredicate keep = {});
   std::unique_ptr<Impl> impl_;
   Stats stats_;
   const ActivePrimitives* active_ = nullptr;

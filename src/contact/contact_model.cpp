@@ -40,6 +40,23 @@ constexpr double kSkinLargeStep = 0.5;
 // and on fine cloth a growth of a few dhat spans several edges (hang_two_corners at 256^2,
 // 3.9 mm edges: 60M skin pairs, 1 GB, against 0.6M swept pairs).
 constexpr double kSkinMaxGrowthPerEdge = 0.5;
+// The swept set leaves out the pairs no consumer of the query needs (swept_pair_needed) on
+// queries whose largest vertex step exceeds kSkinMaxStep dhat and this many median rest
+// edge lengths: the sets whose size grows with (step / edge)^2 (hang_two_corners 128^2,
+// 7.8 mm edges: steps of 18 edges in a time step's first Newton iteration, 3.2M pairs of
+// which 95% are dropped). On shorter steps the test costs more than the pairs it drops save
+// (soft drape 64^2 at 10 dhat: swept broad phase +24%, 18% of the pairs dropped).
+constexpr double kDropStepPerEdge = 2.0;
+// ... and only while it pays: once kDropProbe pairs of a query are tested, the test stops
+// for the rest of that query when fewer than kDropShare of them were dropped. A dropped
+// pair saves its CCD bound, its line-search trials and its proximity filter; a test costs
+// about as much as the CCD bound when it drops the pair, less when it keeps it. Testing
+// every pair of far queries cost the swept broad phase +11% on the soft drape 64^2 (about
+// half of those pairs dropped; CCD -18%, trial energies -7%) and +23% on cloth_stack (2%:
+// stacked layers in contact); a swinging cloth's far queries drop 80-95%. Which droppable
+// pairs are left in changes no consumer's result (swept_pair_needed).
+constexpr long kDropProbe = 4096;
+constexpr double kDropShare = 0.6;
 
 }  // namespace
 
@@ -405,6 +422,9 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
       if (!(slo[k] <= shi[k] + tol)) return false;
     }
   }
+  // ... and, the set lacking pairs that stay apart over the step (update_swept), x on the
+  // query's segment (the accepted iterate, or its copy from the minimiser).
+  if (swept_dropped_ && !on_swept_segment(x)) return false;
   // Keep the swept pairs whose boxes at x overlap: the broad phase's test on the broad
   // phase's boxes (ownership, incidence and kinematic filters are the same for both sets).
   // Each listed primitive's box is formed once (a swept set names each primitive in ~8
@@ -557,6 +577,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // count as outside when there is no skin set), and their positions in pts.
   skin_moved_.clear();
   skin_moved_slot_.clear();
+  double scale = 0.0;  // the largest coordinate of the query's boxes ...
+  double step = 0.0;   // ... and the largest vertex step
   for (size_t i = 0; i < pts.size(); ++i) {
     const int v = pts[i];
     bool ok = true;
@@ -570,6 +592,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       vlo_[i][0] = inf;
       continue;
     }
+    scale = std::max(scale, std::max(vlo_[i].cwiseAbs().maxCoeff(), vhi_[i].cwiseAbs().maxCoeff()));
+    step = std::max(step, (vhi_[i] - vlo_[i]).maxCoeff());
     if (!skin_valid_) continue;
     bool in = true;
     for (int k = 0; k < 3; ++k) in = in && skin_lo_[v][k] <= vlo_[i][k] && vhi_[i][k] <= skin_hi_[v][k];
@@ -582,19 +606,31 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // At 8 times (ContactParams::skin_shrink) one or two rebuilds per time step there; 4 or 3
   // rebuild more often than they save (bench/results/newton_split.md). The swept set is the
   // same either way (a superset filtered by the broad phase's own test, in sorted order).
+  // On a far query (kDropStepPerEdge), the pairs no consumer of it needs are left out of the
+  // swept set (swept_pair_needed), with a rounding margin 8 eps: the set then serves
+  // proximity queries within eps of the segment (on_swept_segment; |dx| <= 2 scale, |c| for
+  // a shifted set). (skin_max_growth_ is kSkinMaxGrowthPerEdge median edges.)
+  const bool drop_far = !(step <= kSkinMaxStep * params_.dhat) &&
+                        step > kDropStepPerEdge / kSkinMaxGrowthPerEdge * skin_max_growth_;
+  const bool shift_given = shift && shift->allFinite() && shift->squaredNorm() > 0.0;
+  const double seg_eps =
+      1e-12 * (2.0 * scale + (shift_given ? shift->cwiseAbs().maxCoeff() : 0.0)) + 1e-9 * params_.dhat;
+  SweptDrop drop{this, &x, &dx, params_.accd, 8.0 * seg_eps};
+  drop.ap.t_max = 1.0;
+  drop.on = drop_far;
+  const PairPredicate keep = drop_far ? PairPredicate{&ContactModel::keep_swept_pair, &drop} : PairPredicate{};
+  swept_seg_eps_ = seg_eps;
+  swept_dropped_ = drop_far;
   if (skin_valid_ && static_cast<double>(skin_.size() + skin_delta_.size()) >
                          params_.skin_shrink * static_cast<double>(std::max(swept_last_, params_.skin_shrink_min))) {
     skin_valid_ = false;
     ++timers_.swept_shrinks;
   }
   if (!skin_valid_ || !skin_moved_.empty()) {
-    double step = 0.0;  // the largest vertex step of this query
-    for (size_t i = 0; i < pts.size(); ++i)
-      if (vlo_[i][0] < inf) step = std::max(step, (vhi_[i] - vlo_[i]).maxCoeff());
     // Large steps (the first Newton iterations of a time step): the next query rarely fits
     // a skin grown by this whole step, and such a skin set is huge.
     const bool large = !(step <= kSkinMaxStep * params_.dhat) || !(kSkin * params_.dhat + step <= skin_max_growth_);
-    const bool shifted = shift && shift->allFinite() && shift->squaredNorm() > 0.0;
+    const bool shifted = shift_given;
     if (large && (shifted || !(kSkin * params_.dhat <= skin_max_growth_))) {
       // Plain broad phase, in the shifted frame when the caller gives one (see the
       // declaration), or on cloth too fine for even a kSkin dhat skin.
@@ -615,7 +651,8 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
         infl += swept_margin_;
       }
       broad_phase_.find_swept(surface_, swept_x_, swept_dx_, infl, point_filter(), edge_filter(), &kinematic_,
-                              swept_);
+                              swept_, keep);
+      swept_shift_ = c;
       count_broad(broad_phase_);
       timers_.swept_candidates += static_cast<long>(swept_.size());
       ++timers_.swept_rebuilds;
@@ -755,7 +792,11 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   const std::vector<Box>* qbox[3] = {&query_pbox_, &query_ebox_, &query_tbox_};  // by Side
   // Without a branch per pair: every skin pair is written, the count advances by the test
   // (a fifth of the skin pairs pass on the soft drape, so a branch on it is mispredicted
-  // often); the kept pairs are then copied out, in the same order.
+  // often); the kept pairs are then copied out, in the same order, less (drop_far) those no
+  // consumer needs. In chunks, so the scratch is O(chunk), not O(skin set): a
+  // large step's skin set holds millions of pairs (128^2 swinging cloth: 7M).
+  constexpr size_t kChunk = size_t(1) << 14;
+  size_t boxed = 0;  // the pairs that pass the box test (the skin shrink's measure, as before)
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
     const Box *ba = qbox[P::A]->data(), *bb = qbox[P::B]->data();
@@ -764,20 +805,37 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     const auto& skin = skin_.get<K>();
     const auto& delta = skin_delta_.get<K>();
     auto& buf = swept_scratch_.get<K>();
-    if (buf.size() < skin.size() + delta.size()) buf.resize(skin.size() + delta.size());
+    if (buf.size() < 2 * kChunk) buf.resize(2 * kChunk);
     auto* o = buf.data();
+    auto& out = swept_.get<K>();
+    out.clear();
     size_t n = 0;
     using T = typename std::decay_t<decltype(skin)>::value_type;
+    auto flush = [&] {
+      boxed += n;
+      if (drop.on) {
+        for (size_t i = 0; i < n; ++i)
+          if (swept_pair_kept<K>(drop, P::a(o[i]), P::b(o[i]))) out.push_back(o[i]);
+      } else {
+        out.insert(out.end(), o, o + n);
+      }
+      n = 0;
+    };
     auto filter = [&](const T* b, const T* e) {
-      for (const T* q = b; q != e; ++q) {
-        const T& p = *q;
-        int ia = sa[P::a(p)], ib = sb[P::b(p)];
-        ia = ia < 0 ? na : ia;
-        ib = ib < 0 ? nb : ib;
-        const Box &A = ba[ia], &B = bb[ib];
-        o[n] = p;
-        n += static_cast<size_t>((A.lo[0] <= B.hi[0]) & (B.lo[0] <= A.hi[0]) & (A.lo[1] <= B.hi[1]) &
-                                 (B.lo[1] <= A.hi[1]) & (A.lo[2] <= B.hi[2]) & (B.lo[2] <= A.hi[2]));
+      while (b != e) {  // (n < kChunk here: a round writes at most 2 kChunk - 1 entries)
+        const T* stop = b + std::min(static_cast<size_t>(e - b), kChunk);
+        for (const T* q = b; q != stop; ++q) {
+          const T& p = *q;
+          int ia = sa[P::a(p)], ib = sb[P::b(p)];
+          ia = ia < 0 ? na : ia;
+          ib = ib < 0 ? nb : ib;
+          const Box &A = ba[ia], &B = bb[ib];
+          o[n] = p;
+          n += static_cast<size_t>((A.lo[0] <= B.hi[0]) & (B.lo[0] <= A.hi[0]) & (A.lo[1] <= B.hi[1]) &
+                                   (B.lo[1] <= A.hi[1]) & (A.lo[2] <= B.hi[2]) & (B.lo[2] <= A.hi[2]));
+        }
+        b = stop;
+        if (n >= kChunk) flush();
       }
     };
     // skin u delta in order (disjoint sets): the skin pairs up to each delta pair, then it.
@@ -789,12 +847,12 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       s = m;
     }
     filter(s, se);
-    swept_.get<K>().assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+    flush();
   });
   for (int k = 0; k < 3; ++k)
     for (int id : *lists[k]) query_slot_[k][id] = -1;
   timers_.swept_candidates += static_cast<long>(swept_.size());
-  swept_last_ = swept_.size();
+  swept_last_ = boxed;
   store_swept(x, dx);
   swept_shifted_ = false;
   swept_stored_ = true;
@@ -886,7 +944,114 @@ inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector
   return clears(d_lb);
 }
 
+// Whether the two sides of a stencil (its first NA points, the rest) stay apart by more
+// than `reach` along one axis over the whole step x + t dx, t in [0, 1]: along an axis a
+// side's coordinates each move by at least the side's least and at most its largest dx, so
+// the gap between the sides' boxes shrinks by at most the difference of those (a common
+// translation changes nothing). False whenever a coordinate of x or dx is not finite.
+template <int NA, int N>
+inline bool axis_apart_over_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v,
+                                 double reach) {
+  double sum = 0.0;
+  bool apart = false;
+  for (int k = 0; k < 3; ++k) {
+    double alo = x[v[0]][k], ahi = alo, blo = x[v[NA]][k], bhi = blo;
+    double palo = dx[v[0]][k], pahi = palo, pblo = dx[v[NA]][k], pbhi = pblo;
+    for (int i = 1; i < NA; ++i) {
+      alo = std::min(alo, x[v[i]][k]), ahi = std::max(ahi, x[v[i]][k]);
+      palo = std::min(palo, dx[v[i]][k]), pahi = std::max(pahi, dx[v[i]][k]);
+    }
+    for (int i = NA + 1; i < N; ++i) {
+      blo = std::min(blo, x[v[i]][k]), bhi = std::max(bhi, x[v[i]][k]);
+      pblo = std::min(pblo, dx[v[i]][k]), pbhi = std::max(pbhi, dx[v[i]][k]);
+    }
+    for (int i = 0; i < N; ++i) sum += x[v[i]][k] + dx[v[i]][k];  // (min / max would drop a NaN)
+    apart = apart || (blo - ahi) - std::max(0.0, pahi - pblo) > reach ||
+            (alo - bhi) - std::max(0.0, pbhi - palo) > reach;
+  }
+  return apart && std::isfinite(sum);
+}
+
 }  // namespace
+
+// A swept pair is needed by none of the query's consumers when
+//  * ACCD clears it at its first step for t_max = 1 (accd_clears_first_step on the box gap at
+//    x: max_step's kernel then reports no impact for any t_max, so the step bound, a minimum
+//    over impacts, is the same without it), and
+//  * along one axis its sides stay apart by more than its support xi + dhat (+ 1e-6 of it,
+//    + tol) at every point of the step (axis_apart_over_step): at every point within tol / 4
+//    of x + t dx, t in [0, 1], in each coordinate (the line search's trials, the accepted
+//    iterate, the minimiser's own copy of it: on_swept_segment admits 2 eps = tol / 4 and
+//    rounding), the gap shrinks by at most tol / 2, so the line search's energy skips the
+//    pair on that axis (axis_separated: exactly 0 either way), and its proximity boxes,
+//    grown by (dhat + xi) / 2 each, do not overlap: no proximity set (from this set or a
+//    broad phase) holds it.
+// Such pairs are most of a large step's set: on a swinging 128^2 cloth a first Newton step
+// moves vertices by 18 edge lengths, the swept boxes of neighbours far apart on the sheet
+// overlap, yet the cloth moves nearly rigidly across them.
+template <PairKind K>
+bool ContactModel::swept_pair_needed(const SweptDrop& d, int a, int b) const {
+  using P = PairTraits<K>;
+  const typename P::Cand p{a, b};
+  int v[P::N];
+  P::stencil(surface_, p, v);
+  const double xi = pair_xi<K>(surface_, p);
+  // (The axis test first: it needs no square root, and decides most kept pairs.)
+  if (!axis_apart_over_step<P::A + 1, P::N>(*d.x, *d.dx, v, (xi + params_.dhat) * (1.0 + 1e-6) + d.tol)) return true;
+  double d_lb;
+  bool by_prev;
+  return !accd_clears_first_step<P::A + 1, P::N>(*d.x, *d.dx, v, xi, d.ap, -kInf, d_lb, by_prev);
+}
+
+template <PairKind K>
+bool ContactModel::swept_pair_kept(const SweptDrop& d, int a, int b) const {
+  if (!d.on) return true;
+  const bool need = swept_pair_needed<K>(d, a, b);
+  ++d.tested;
+  d.dropped += !need;
+  if (d.tested >= kDropProbe && static_cast<double>(d.dropped) < kDropShare * static_cast<double>(d.tested))
+    d.on = false;
+  return need;
+}
+
+bool ContactModel::keep_swept_pair(const void* ctx, PairKind kind, int a, int b) {
+  const SweptDrop& d = *static_cast<const SweptDrop*>(ctx);
+  switch (kind) {
+    case PairKind::PT: return d.model->swept_pair_kept<PairKind::PT>(d, a, b);
+    case PairKind::EE: return d.model->swept_pair_kept<PairKind::EE>(d, a, b);
+    case PairKind::PE: return d.model->swept_pair_kept<PairKind::PE>(d, a, b);
+    case PairKind::PP: return d.model->swept_pair_kept<PairKind::PP>(d, a, b);
+  }
+  return true;
+}
+
+bool ContactModel::on_swept_segment(const std::vector<Vec3>& x) const {
+  // Per vertex and axis the t with |x - (x0 + t dx)| <= eps form an interval; they must
+  // meet. (dx is the query's: swept_dx_ + c for a shifted set, within rounding, which eps
+  // dwarfs; the rounding of the divisions moves a bound by far less than eps / |dx|.) A
+  // point so found lies within 2 eps + rounding of x0 + t dx at every vertex.
+  const double eps = swept_seg_eps_;
+  const Vec3 c = swept_shifted_ ? swept_shift_ : Vec3::Zero();
+  double tlo = 0.0, thi = 1.0;
+  for (int v : act().points) {
+    const Vec3& a = x[v];
+    if (!finite3(a)) continue;  // never paired at x
+    for (int k = 0; k < 3; ++k) {
+      const double d = a[k] - swept_x_[v][k], m = swept_dx_[v][k] + c[k];
+      if (!std::isfinite(d) || !std::isfinite(m)) return false;
+      if (std::abs(m) <= eps) {
+        if (!(std::abs(d) <= eps)) return false;
+        continue;
+      }
+      double lo = (d - eps) / m, hi = (d + eps) / m;
+      if (m < 0) std::swap(lo, hi);
+      tlo = std::max(tlo, lo);
+      thi = std::min(thi, hi);
+      if (!(tlo <= thi)) return false;
+    }
+  }
+  return true;
+}
 
 void ContactModel::fold_skin_delta() {
   for_each_pair_kind([&](auto k) {

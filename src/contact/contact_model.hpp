@@ -65,14 +65,20 @@ class ContactModel {
   void set_active(const ActivePrimitives* active);
 
   // Pairs within dhat (+ offsets) at x: the set the gradient and Hessian are built on.
-  // When every vertex known at x lies inside its box of the last update_swept (a Newton
-  // iterate x + alpha dx, the usual case), the set is the swept set filtered by the boxes
-  // at x: the same pairs, in the same order, as a new broad phase, at a fraction of its
-  // cost (each box at x lies inside the swept box, and the filter repeats the broad
-  // phase's own box test). Otherwise the broad phase runs.
+  // When every vertex known at x lies inside its box of the last update_swept (and, after
+  // a far query, whose swept set lacks pairs that only points off its segment could bring
+  // close, x lies on that segment x0 + t dx: a Newton iterate, the usual case), the set is the swept set filtered by the boxes at x: the same pairs, in
+  // the same order, as a new broad phase, at a fraction of its cost (each box at x lies
+  // inside the swept box, and the filter repeats the broad phase's own box test).
+  // Otherwise the broad phase runs.
   void update_proximity(const std::vector<Vec3>& x);
   // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
-  // trial and the CCD bound use, so no pair can enter the barrier's support unseen.
+  // trial and the CCD bound use, so no pair can enter the barrier's support unseen. On a
+  // query whose steps exceed 10 dhat and 2 edge lengths, less (while most tested pairs
+  // drop: kDropShare) the pairs none of those needs (contact_model.cpp,
+  // swept_pair_needed: ACCD clears them over the whole step and an axis keeps their sides
+  // beyond the support all along it), dropped as they are found: a large step's set is
+  // millions of such pairs.
   // Served from a superset kept across calls (a Verlet list): the broad phase runs on
   // vertex boxes grown by a skin (2 dhat + the vertex's own step) and later queries whose
   // every vertex box lies inside its skin box only filter that set with the broad phase's
@@ -180,6 +186,26 @@ class ContactModel {
     }
     return all_;
   }
+  // Dropping the swept pairs no consumer of a query needs (update_swept): x, dx of the
+  // query, ACCD's parameters at t_max = 1 and the rounding margin (see swept_pair_needed),
+  // and the pairs tested and dropped so far (the test stops where it does not pay).
+  struct SweptDrop {
+    const ContactModel* model;
+    const std::vector<Vec3>* x;
+    const std::vector<Vec3>* dx;
+    AccdParams ap;
+    double tol;
+    mutable long tested = 0, dropped = 0;
+    mutable bool on = true;
+  };
+  template <PairKind K>
+  bool swept_pair_needed(const SweptDrop& d, int a, int b) const;
+  template <PairKind K>
+  bool swept_pair_kept(const SweptDrop& d, int a, int b) const;
+  static bool keep_swept_pair(const void* ctx, PairKind kind, int a, int b);
+  // Whether every vertex finite at x lies within swept_seg_eps_ of x0 + t dx for one t in
+  // [0, 1] (the last swept query's segment): where a set without the dropped pairs serves.
+  bool on_swept_segment(const std::vector<Vec3>& x) const;
   // swept_x_ / swept_dx_ := x / dx at the active points (NaN where the previous store wrote).
   void store_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
   void count_broad(const BroadPhase& bp);
@@ -220,6 +246,12 @@ class ContactModel {
   bool swept_stored_ = false;
   bool swept_shifted_ = false;  // swept_dx_ is dx - c for a common translation c (update_swept)
   double swept_margin_ = 0.0;   // the extra inflation that shifted set was built with
+  Vec3 swept_shift_ = Vec3::Zero();  // ... and its translation c
+  // The swept set lacks the pairs apart by more than their motion over the step (a far
+  // query, update_swept): proximity_from_swept then serves only points within
+  // swept_seg_eps_ of the query's segment.
+  bool swept_dropped_ = false;
+  double swept_seg_eps_ = 0.0;
   Candidates skin_;                          // the swept set's superset (update_swept) ...
   Candidates skin_delta_;                    // ... and the pairs updates added since (sorted, none in
                                              // skin_): kept apart until large (fold_skin_delta)

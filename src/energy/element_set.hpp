@@ -12,18 +12,11 @@
 #include <typeinfo>
 #include <vector>
 
+#include "core/reserve_for_append.hpp"
+
 namespace weft {
 
 struct TermFactory;
-
-// Room for `more` appends to v: exactly what is needed the first time (one large object:
-// no growth slack, and no moment with the old and the doubled buffer both alive, which was
-// the scene build's peak at 4M vertices), at least doubling after (many small objects).
-template <class V>
-void reserve_for_append(V& v, std::size_t more) {
-  const std::size_t need = v.size() + more;
-  if (need > v.capacity()) v.reserve(std::max(need, v.capacity() == 0 ? need : 2 * v.capacity()));
-}
 
 struct ElementSet {
   const TermFactory* term = nullptr;  // the registration that built it and evaluates it

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/reserve_for_append.hpp"
 #include "energy/registry.hpp"
 #include "energy/warp_direction.hpp"
 #include "io/case_loader.hpp"

@@ -695,7 +695,9 @@ TEST(ContactModel, SweptEnergySkipsOnlyZeroPairsBitForBit) {
   const CodimScene c = codim_scene();
   const int nv = static_cast<int>(c.x.size());
   const double dhat = 0.02;
-  ContactModel cm = codim_model(c, ContactParams{dhat});
+  ContactParams cp;
+  cp.dhat = dhat;
+  ContactModel cm = codim_model(c, cp);
   std::vector<Vec3> dx(nv);
   for (int v = 0; v < nv; ++v) dx[v] = Vec3(0.03 * ((v % 3) - 1), -0.02 * (v % 2), 0.01 * ((v % 5) - 2));
   cm.update_swept(c.x, dx);

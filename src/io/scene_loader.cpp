@@ -122,16 +122,16 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     const bool textured = m.triangle_uv.size() == m.triangles.size() && !m.triangles.empty();
     reserve_for_append(tris, m.triangles.size());
     reserve_for_append(tobj, m.triangles.size());
-    // (twarp is filled only once an orthotropic object comes: 24 bytes a triangle less.)
+    // (twarp holds the orthotropic objects' triangles, zeros before them: padded here and
+    // after the last object, never filled for a scene without one, 48 bytes a vertex less.)
     if (orthotropic) twarp.resize(first_tri, Vec3::Zero());
     for (size_t k = 0; k < m.triangles.size(); ++k) {
       const Tri& t = m.triangles[k];
       tris.push_back({t[0] + base, t[1] + base, t[2] + base});
       tobj.push_back(static_cast<int>(o));
-      if (!twarp.empty() || orthotropic)
-        twarp.push_back(orthotropic ? orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]],
-                                                       os.material.aniso_limit, textured ? &m.triangle_uv[k] : nullptr)
-                                    : Vec3::Zero());
+      if (orthotropic)
+        twarp.push_back(orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], os.material.aniso_limit,
+                                         textured ? &m.triangle_uv[k] : nullptr));
     }
     for (const Edge& e : m.segments) {
       segs.push_back({e[0] + base, e[1] + base});

@@ -68,3 +68,31 @@ TEST(UvWarp, WarpFollowsUAndTheCaseDirectionWins) {
     for (const Vec3& w : sc.triangle_warp) EXPECT_LT((w - e2).norm(), 1e-3) << w.transpose();
   }
 }
+
+TEST(UvWarp, PlainShellsAroundAnOrthotropicOneHaveNoWarp) {
+  // Objects in case order: a plain shell, the textured orthotropic panel, a plain shell. The
+  // per-triangle warp runs over every triangle: zero on the plain shells' (before and after
+  // the panel), the panel's u direction on its own; a scene without an orthotropic shell
+  // has none at all.
+  const std::string plain = "    mesh: {generator: grid, size: [1.0, 1.0], resolution: [3, 3]}\n"
+                            "    material: {density: 300, youngs: 1.0e5, poisson: 0.3, thickness: 5.0e-4}\n";
+  const std::string text = "objects:\n  - name: before\n" + plain +
+                           textured_case("").substr(std::string("objects:\n").size()) + "  - name: after\n" + plain;
+  const Scene sc = build_scene(load_case_from_string(text, "mixed.yaml"), 1);
+  ASSERT_EQ(sc.triangle_warp.size(), sc.triangles.size());
+  const double c = std::cos(M_PI / 6), s = std::sin(M_PI / 6), r = 1 / std::sqrt(2.0);
+  const Vec3 e1 = Vec3(c * r, r, -s * r).normalized();
+  int panel = 0;
+  for (size_t t = 0; t < sc.triangles.size(); ++t) {
+    if (sc.triangle_object[static_cast<int>(t)] == 1) {
+      ++panel;
+      EXPECT_LT((sc.triangle_warp[t] - e1).norm(), 1e-12) << t;
+    } else {
+      EXPECT_EQ(sc.triangle_warp[t], Vec3::Zero()) << t;
+    }
+  }
+  EXPECT_EQ(panel, 8);
+  EXPECT_GT(sc.triangles.size(), 8u);
+  const Scene none = build_scene(load_case_from_string("objects:\n  - name: only\n" + plain, "plain.yaml"), 1);
+  EXPECT_TRUE(none.triangle_warp.empty());
+}

@@ -319,7 +319,7 @@ int main(int argc, char** argv) {
           acc += H(0, 0) + Hs(0, 0);
         }
         for (long k = 0; k < s_hinge; ++k) {
-          const int e = hloc->element[k];
+          const int e = hloc->element_at(k);
           const Vec12 xe = gather<4>(xs, hset->stencil(e));
           acc += hinge_bending(xe, hset->rest<HingeRest>()[e], &g12, &Hh, true) + Hh(0, 0);
         }
@@ -336,7 +336,7 @@ int main(int argc, char** argv) {
           sys.add_block(3, ids, H9.data());
         }
         for (long k = 0; k < s_hinge; ++k) {
-          const int* h = hset->stencil(hloc->element[k]);
+          const int* h = hset->stencil(hloc->element_at(k));
           for (int a = 0; a < 4; ++a) ids[a] = gid[h[a]];
           sys.add_block(4, ids, H12.data());
         }

@@ -44,22 +44,48 @@ inline Vec9 kron(const Vec3& beta, const Vec3& u) {
   return q;
 }
 
-// H = Q diag(lam) Q^T over the 6 closed-form modes: hs the eigensystem of the 2x2 scaling
-// block (in the basis kron(b_j, u_j)), lam its 2 eigenvalues then sym, rot, out1, out2.
-void assemble_modes(const Svd32& svd, const Eigen::Matrix<double, 3, 2>& c, const SymEig2& hs, const VecN<6>& lam_in,
+// H = Q diag(lam) Q^T over the 6 closed-form modes (hs: the eigensystem of the 2x2 scaling
+// block in the basis kron(b_j, u_j); lam: its 2 eigenvalues, then sym, rot, out1, out2),
+// block by block. Vertex a's part of every mode lies in the frame (u1, u2, n) with
+// coefficients from b1 = c v1, b2 = c v2 (scaling: b1a u1, b2a u2 mixed by hs; sym / rot:
+// (b2a u1 +- b1a u2) / sqrt 2; out of plane: b1a n, b2a n), so block (a, b) is
+// U K_ab U^T with the 3x3 K_ab (S = hs diag(lam0, lam1) hs^T, t / o = (lam_sym +- lam_rot) / 2):
+//   K00 = b1a b1b S11 + b2a b2b t,   K01 = b1a b2b S12 + b2a b1b o,   K22 = b1a b1b lam4 + b2a b2b lam5,
+//   K11 = b2a b2b S22 + b1a b1b t,   K10 = b2a b1b S12 + b1a b2b o,   (K02 = K12 = 0):
+// five weighted outer products of the frame's vectors per block, half the flops of the
+// 9x6 product, and the lower blocks as transposes.
+void assemble_modes(const Svd32& svd, const Eigen::Matrix<double, 3, 2>& c, const SymEig2& hs, const VecN<6>& lam,
                     Mat9* H) {
   const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
-  const Vec3 u1 = svd.U.col(0), u2 = svd.U.col(1);
-  Eigen::Matrix<double, 9, 6> Q;
-  const double is2 = std::sqrt(0.5);
-  Q.col(0) = kron(b1, hs.vecs(0, 0) * u1) + kron(b2, hs.vecs(1, 0) * u2);
-  Q.col(1) = kron(b1, hs.vecs(0, 1) * u1) + kron(b2, hs.vecs(1, 1) * u2);
-  Q.col(2) = is2 * (kron(b2, u1) + kron(b1, u2));
-  Q.col(3) = is2 * (kron(b1, u2) - kron(b2, u1));
-  Q.col(4) = kron(b1, svd.n);
-  Q.col(5) = kron(b2, svd.n);
-  const Eigen::Matrix<double, 9, 6> Ql = Q * lam_in.asDiagonal();
-  H->noalias() = Ql.lazyProduct(Q.transpose());  // lazy: no GEMM packing at this size
+  const Vec3 u1 = svd.U.col(0), u2 = svd.U.col(1), n = svd.n;
+  const double h00 = hs.vecs(0, 0), h01 = hs.vecs(0, 1), h10 = hs.vecs(1, 0), h11 = hs.vecs(1, 1);
+  const double S11 = lam(0) * h00 * h00 + lam(1) * h01 * h01;
+  const double S12 = lam(0) * h00 * h10 + lam(1) * h01 * h11;
+  const double S22 = lam(0) * h10 * h10 + lam(1) * h11 * h11;
+  const double t = 0.5 * (lam(2) + lam(3)), o = 0.5 * (lam(2) - lam(3));
+  double P11[9], P22[9], P12[9], P21[9], Pnn[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      P11[3 * i + j] = u1(i) * u1(j);
+      P22[3 * i + j] = u2(i) * u2(j);
+      P12[3 * i + j] = u1(i) * u2(j);
+      P21[3 * i + j] = u2(i) * u1(j);
+      Pnn[3 * i + j] = n(i) * n(j);
+    }
+  for (int a = 0; a < 3; ++a)
+    for (int b = a; b < 3; ++b) {
+      const double p11 = b1(a) * b1(b), p22 = b2(a) * b2(b), p12 = b1(a) * b2(b), p21 = b2(a) * b1(b);
+      const double k00 = p11 * S11 + p22 * t, k11 = p22 * S22 + p11 * t;
+      const double k01 = p12 * S12 + p21 * o, k10 = p21 * S12 + p12 * o;
+      const double k22 = p11 * lam(4) + p22 * lam(5);
+      double B[9];
+      for (int e = 0; e < 9; ++e) B[e] = k00 * P11[e] + k11 * P22[e] + k01 * P12[e] + k10 * P21[e] + k22 * Pnn[e];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          (*H)(3 * a + i, 3 * b + j) = B[3 * i + j];
+          if (a != b) (*H)(3 * b + j, 3 * a + i) = B[3 * i + j];
+        }
+    }
 }
 
 }  // namespace

@@ -743,13 +743,17 @@ void LinearSystem::add_diagonal_block(int id, const double* values) {
     add_block(1, &id, values);
     return;
   }
+  add_at(diagonal_entry(id - lv_.vbegin), values, 3);
+}
+
+int LinearSystem::diagonal_entry(int r) {
   if (diag_version_ != pattern_version_) {
     diag_block_.assign(lv_.num_owned(), -1);
     diag_version_ = pattern_version_;
   }
-  const int r = id - lv_.vbegin;
-  if (diag_block_[r] < 0) diag_block_[r] = find_block(r, id);  // (always in the pattern)
-  add_at(diag_block_[r], values, 3);
+  int& e = diag_block_[r];
+  if (e < 0) e = find_block(r, lv_.vbegin + r);  // (always in the pattern)
+  return e;
 }
 
 void LinearSystem::locate_blocks(int nv, const int* ids, int* slots) const {
@@ -809,6 +813,12 @@ int LinearSystem::find_block(int r, int col) const {
 }
 
 void LinearSystem::add_owned(int r, int col, const double* v, int stride) {
+  // The diagonal block's entry is kept per row (always in the pattern): a contact pair's
+  // diagonal blocks, all of a point on an obstacle's, need no search.
+  if (col == lv_.vbegin + r) {
+    add_at(diagonal_entry(r), v, stride);
+    return;
+  }
   if (absorb_missing_) {
     const int e = locate_block(r, col);
     if (e >= 0)
@@ -833,7 +843,7 @@ void LinearSystem::absorb(int r, const double* v, int stride) {
   double rowmajor[9];
   for (int d = 0; d < 3; ++d)
     for (int k = 0; k < 3; ++k) rowmajor[3 * d + k] = 0.5 * (S(d, k) + S(k, d));
-  add_at(find_block(r, lv_.vbegin + r), rowmajor, 3);
+  add_at(diagonal_entry(r), rowmajor, 3);
   ++absorbed_blocks_;
 }
 

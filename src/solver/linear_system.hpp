@@ -181,7 +181,8 @@ class LinearSystem {
   }
   void add_off_rank(int row, int nv, const int* ids, const double* va, int stride);  // row owned elsewhere
   long pattern_version_ = 0;  // bumped whenever the block positions change (index_pattern)
-  std::vector<int> diag_block_;  // add_diagonal_block's entry per owned row (-1: not looked up)
+  std::vector<int> diag_block_;  // the diagonal block's entry per owned row (-1: not looked up)
+  int diagonal_entry(int r);     // ... found once per pattern
   long diag_version_ = -1;       // the pattern_version_ of diag_block_
   void exchange(std::vector<std::vector<int>>& idx, std::vector<std::vector<double>>& val, int ints, int doubles,
                 std::vector<int>& ridx, std::vector<double>& rval) const;

@@ -62,6 +62,17 @@ double dihedral_angle(const Vec12& x, Vec12* grad, Mat12* hess) {
     if (hess) hess->setZero();
     return theta;
   }
+  if (!hess) {  // the gradient alone (the Gauss-Newton kernel): the loop's arithmetic below, without its Jacobians
+    const Vec3 gA = (-le / qA) * mA, gB = (le / qB) * mB;
+    const double tA = pA.dot(e) / le2, tB = pB.dot(e) / le2;
+    Vec3 g0 = Vec3::Zero(), g1 = Vec3::Zero();
+    g0 -= (1.0 - tA) * gA;
+    g1 -= tA * gA;
+    g0 -= (1.0 - tB) * gB;
+    g1 -= tB * gB;
+    *grad << g0, g1, gA, gB;
+    return theta;
+  }
   const Vec3 ehat = e / le;
   const Vec3* ps[2] = {&pA, &pB};
   const Vec3* ms[2] = {&mA, &mB};

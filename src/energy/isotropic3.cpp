@@ -48,31 +48,49 @@ void isotropic3_grad_hess(const Svd3& svd, const IsoDerivs3& d, double scale, co
   const Mat3& U = svd.U;
   if (g) *g = scale * (kron(b[0], d.d(0) * U.col(0)) + kron(b[1], d.d(1) * U.col(1)) + kron(b[2], d.d(2) * U.col(2)));
   if (!H) return;
-  Eigen::Matrix<double, 12, 9> Q;
-  VecN<9> lam;
-  // Scaling modes.
+  // H = sum_m lam_m q_m q_m^T over the 9 modes, block by block in the frame U: vertex a's part
+  // of every mode is U times a 3-vector of b_p(a) (scaling: the eigenvectors w of d.h over
+  // (b_0 u_0, b_1 u_1, b_2 u_2); flip / twist of the pair (i, j): (b_j u_i +- b_i u_j) / sqrt 2),
+  // so block (a, b) is U K_ab U^T with, for S = W diag(lam_scaling) W^T and per pair
+  // t = (lam_flip + lam_twist) / 2, o = (lam_flip - lam_twist) / 2,
+  //   K_rr = b_r(a) b_r(b) S_rr + sum over the pairs (r, p) of b_p(a) b_p(b) t_rp,
+  //   K_rs = b_r(a) b_s(b) S_rs + b_s(a) b_r(b) o_rs   (r != s):
+  // about half the flops of the 12 x 9 mode matrix times its transpose, the lower blocks as
+  // transposes (as energy/isotropic.cpp for the membrane).
   Eigen::SelfAdjointEigenSolver<Mat3> es;
   es.computeDirect(d.h);
-  for (int m = 0; m < 3; ++m) {
-    const Vec3 w = es.eigenvectors().col(m);
-    Q.col(m) = kron(b[0], w(0) * U.col(0)) + kron(b[1], w(1) * U.col(1)) + kron(b[2], w(2) * U.col(2));
-    lam(m) = es.eigenvalues()(m);
-  }
-  // Flip and twist modes of each pair.
-  const double is2 = std::sqrt(0.5);
+  Vec3 ls = es.eigenvalues();
+  VecN<3> lf = d.l_flip, lt = d.l_twist;
+  if (project) ls = ls.cwiseMax(0.0), lf = lf.cwiseMax(0.0), lt = lt.cwiseMax(0.0);
+  ls *= scale, lf *= scale, lt *= scale;
+  const Mat3& W = es.eigenvectors();
+  const Mat3 S = W * ls.asDiagonal() * W.transpose();
+  // Pair p = (i, j) in the order (0, 1), (0, 2), (1, 2).
+  double t[3][3] = {}, o[3][3] = {};
   const int pi[3] = {0, 0, 1}, pj[3] = {1, 2, 2};
   for (int p = 0; p < 3; ++p) {
     const int i = pi[p], j = pj[p];
-    const Vec12 a = kron(b[j], U.col(i)), bb = kron(b[i], U.col(j));  // u_i v_j^T, u_j v_i^T
-    Q.col(3 + 2 * p) = is2 * (a + bb);
-    Q.col(4 + 2 * p) = is2 * (a - bb);
-    lam(3 + 2 * p) = d.l_flip(p);
-    lam(4 + 2 * p) = d.l_twist(p);
+    t[i][j] = t[j][i] = 0.5 * (lf(p) + lt(p));
+    o[i][j] = o[j][i] = 0.5 * (lf(p) - lt(p));
   }
-  if (project) lam = lam.cwiseMax(0.0);
-  lam *= scale;
-  const Eigen::Matrix<double, 12, 9> Ql = Q * lam.asDiagonal();
-  H->noalias() = Ql.lazyProduct(Q.transpose());
+  for (int a = 0; a < 4; ++a)
+    for (int bb = a; bb < 4; ++bb) {
+      Mat3 K;
+      for (int r = 0; r < 3; ++r)
+        for (int s2 = 0; s2 < 3; ++s2) {
+          if (r == s2) {
+            double k = b[r](a) * b[r](bb) * S(r, r);
+            for (int p = 0; p < 3; ++p)
+              if (p != r) k += b[p](a) * b[p](bb) * t[r][p];
+            K(r, r) = k;
+          } else {
+            K(r, s2) = b[r](a) * b[s2](bb) * S(r, s2) + b[s2](a) * b[r](bb) * o[r][s2];
+          }
+        }
+      const Mat3 B = U * K * U.transpose();
+      H->block<3, 3>(3 * a, 3 * bb) = B;
+      if (a != bb) H->block<3, 3>(3 * bb, 3 * a) = B.transpose();
+    }
 }
 
 }  // namespace weft

@@ -40,7 +40,7 @@ void isotropic_grad_hess(const Svd32& svd, const IsoDerivs& d, double scale, con
                          Vec9* g, Mat9* H, bool project);
 
 // Two isotropic energies of the same F (a membrane and the strain-limit barrier, both
-// already scaled): g and H of their sum with one set of modes and one 9x6 product. With
+// already scaled): g and H of their sum with one set of modes, assembled once. With
 // project, each part is clamped on its own and the clamped parts summed, i.e. the sum of
 // the two projected Hessians (what assembling them one by one gives); the projection of
 // the sum instead changed the soft drape's Newton iterations (213 -> 247 over 4 frames).

@@ -798,10 +798,18 @@ void LinearSystem::add_off_rank(int row, int nv, const int* ids, const double* v
 }
 
 int LinearSystem::locate_block(int r, int col) const {
-  const int* first = block_cols_.data() + block_ptr_[r];
-  const int* last = block_cols_.data() + block_ptr_[r + 1];
-  const int* it = std::lower_bound(first, last, col);
-  return it == last || *it != col ? -1 : static_cast<int>(it - block_cols_.data());
+  // Branch-free binary search (the halving step a conditional move, not a jump): a contact
+  // block's column is unpredictable, and rows with self-contact couplings are long
+  // (cloth_stack: std::lower_bound's mispredicted branches were ~18 % of an assembly).
+  const int* base = block_cols_.data() + block_ptr_[r];
+  int n = block_ptr_[r + 1] - block_ptr_[r];
+  if (n <= 0) return -1;
+  while (n > 1) {
+    const int half = n / 2;
+    base = base[half] <= col ? base + half : base;
+    n -= half;
+  }
+  return *base == col ? static_cast<int>(base - block_cols_.data()) : -1;
 }
 
 int LinearSystem::find_block(int r, int col) const {

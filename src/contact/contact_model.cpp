@@ -612,9 +612,9 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   // a shifted set). (skin_max_growth_ is kSkinMaxGrowthPerEdge median edges.)
   const bool drop_far = !(step <= kSkinMaxStep * params_.dhat) &&
                         step > kDropStepPerEdge / kSkinMaxGrowthPerEdge * skin_max_growth_;
-  const bool shift_given = shift && shift->allFinite() && shift->squaredNorm() > 0.0;
+  const bool shifted = shift && shift->allFinite() && shift->squaredNorm() > 0.0;
   const double seg_eps =
-      1e-12 * (2.0 * scale + (shift_given ? shift->cwiseAbs().maxCoeff() : 0.0)) + 1e-9 * params_.dhat;
+      1e-12 * (2.0 * scale + (shifted ? shift->cwiseAbs().maxCoeff() : 0.0)) + 1e-9 * params_.dhat;
   SweptDrop drop{this, &x, &dx, params_.accd, 8.0 * seg_eps};
   drop.ap.t_max = 1.0;
   drop.on = drop_far;
@@ -630,7 +630,6 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     // Large steps (the first Newton iterations of a time step): the next query rarely fits
     // a skin grown by this whole step, and such a skin set is huge.
     const bool large = !(step <= kSkinMaxStep * params_.dhat) || !(kSkin * params_.dhat + step <= skin_max_growth_);
-    const bool shifted = shift_given;
     if (large && (shifted || !(kSkin * params_.dhat <= skin_max_growth_))) {
       // Plain broad phase, in the shifted frame when the caller gives one (see the
       // declaration), or on cloth too fine for even a kSkin dhat skin.

@@ -44,19 +44,17 @@ inline Vec9 kron(const Vec3& beta, const Vec3& u) {
   return q;
 }
 
-// H = Q diag(lam) Q^T over the 6 closed-form modes (hs: the eigensystem of the 2x2 scaling
-// block in the basis kron(b_j, u_j); lam: its 2 eigenvalues, then sym, rot, out1, out2),
-// block by block. Vertex a's part of every mode lies in the frame (u1, u2, n) with
-// coefficients from b1 = c v1, b2 = c v2 (scaling: b1a u1, b2a u2 mixed by hs; sym / rot:
-// (b2a u1 +- b1a u2) / sqrt 2; out of plane: b1a n, b2a n), so block (a, b) is
+// H = Q diag(lam) Q^T over the 6 closed-form modes (b1 = c v1, b2 = c v2; hs: the
+// eigensystem of the 2x2 scaling block in the basis kron(b_j, u_j); lam: its 2 eigenvalues,
+// then sym, rot, out1, out2), block by block. Vertex a's part of every mode lies in the
+// frame (u1, u2, n) with coefficients from b1, b2 (scaling: b1a u1, b2a u2 mixed by hs;
+// sym / rot: (b2a u1 +- b1a u2) / sqrt 2; out of plane: b1a n, b2a n), so block (a, b) is
 // U K_ab U^T with the 3x3 K_ab (S = hs diag(lam0, lam1) hs^T, t / o = (lam_sym +- lam_rot) / 2):
 //   K00 = b1a b1b S11 + b2a b2b t,   K01 = b1a b2b S12 + b2a b1b o,   K22 = b1a b1b lam4 + b2a b2b lam5,
 //   K11 = b2a b2b S22 + b1a b1b t,   K10 = b2a b1b S12 + b1a b2b o,   (K02 = K12 = 0):
 // five weighted outer products of the frame's vectors per block, half the flops of the
 // 9x6 product, and the lower blocks as transposes.
-void assemble_modes(const Svd32& svd, const Eigen::Matrix<double, 3, 2>& c, const SymEig2& hs, const VecN<6>& lam,
-                    Mat9* H) {
-  const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
+void assemble_modes(const Svd32& svd, const Vec3& b1, const Vec3& b2, const SymEig2& hs, const VecN<6>& lam, Mat9* H) {
   const Vec3 u1 = svd.U.col(0), u2 = svd.U.col(1), n = svd.n;
   const double h00 = hs.vecs(0, 0), h01 = hs.vecs(0, 1), h10 = hs.vecs(1, 0), h11 = hs.vecs(1, 1);
   const double S11 = lam(0) * h00 * h00 + lam(1) * h01 * h01;
@@ -93,26 +91,22 @@ void assemble_modes(const Svd32& svd, const Eigen::Matrix<double, 3, 2>& c, cons
 void isotropic_grad_hess(const Svd32& svd, const IsoDerivs& d, double scale, const TriRest& r,
                          Vec9* g, Mat9* H, bool project) {
   const Eigen::Matrix<double, 3, 2> c = dF_coeffs(r);
-  if (g) {
-    const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
-    *g = scale * (kron(b1, d.d1 * svd.U.col(0)) + kron(b2, d.d2 * svd.U.col(1)));
-  }
+  const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
+  if (g) *g = scale * (kron(b1, d.d1 * svd.U.col(0)) + kron(b2, d.d2 * svd.U.col(1)));
   if (!H) return;
   const SymEig2 hs = sym_eig2(d.h11, d.h12, d.h22);
   VecN<6> lam;
   lam << hs.values(0), hs.values(1), d.l_sym, d.l_rot, d.l_out1, d.l_out2;
   if (project) lam = lam.cwiseMax(0.0);
   lam *= scale;
-  assemble_modes(svd, c, hs, lam, H);
+  assemble_modes(svd, b1, b2, hs, lam, H);
 }
 
 void isotropic_pair_grad_hess(const Svd32& svd, const IsoDerivs& a, const IsoDerivs& b, const TriRest& r, Vec9* g,
                               Mat9* H, bool project) {
   const Eigen::Matrix<double, 3, 2> c = dF_coeffs(r);
-  if (g) {
-    const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
-    *g = kron(b1, (a.d1 + b.d1) * svd.U.col(0)) + kron(b2, (a.d2 + b.d2) * svd.U.col(1));
-  }
+  const Vec3 b1 = c * svd.V.col(0), b2 = c * svd.V.col(1);
+  if (g) *g = kron(b1, (a.d1 + b.d1) * svd.U.col(0)) + kron(b2, (a.d2 + b.d2) * svd.U.col(1));
   if (!H) return;
   // Each part's 2x2 scaling block and mode eigenvalues clamped on its own, then summed:
   // the sum of the two projected Hessians, in one 9x6 product.
@@ -139,7 +133,7 @@ void isotropic_pair_grad_hess(const Svd32& svd, const IsoDerivs& a, const IsoDer
   lam << hs.values(0), hs.values(1), clamp(a.l_sym) + clamp(b.l_sym), clamp(a.l_rot) + clamp(b.l_rot),
       clamp(a.l_out1) + clamp(b.l_out1), clamp(a.l_out2) + clamp(b.l_out2);
   if (project) lam.head<2>() = lam.head<2>().cwiseMax(0.0);  // round-off of a PSD sum
-  assemble_modes(svd, c, hs, lam, H);
+  assemble_modes(svd, b1, b2, hs, lam, H);
 }
 
 }  // namespace weft

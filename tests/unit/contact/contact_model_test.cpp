@@ -107,6 +107,13 @@ struct Fixture {
     bp.find_proximity(surf, x, cp.dhat, &pown, &eown, &sc.kin, c);
     return c;
   }
+  // A fresh broad phase's swept set over [x, x + dx] (what a model's swept set is compared with).
+  Candidates fresh_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) const {
+    BroadPhase bp;
+    Candidates c;
+    bp.find_swept(surf, x, dx, cp.dhat, &pown, &eown, &sc.kin, c);
+    return c;
+  }
 };
 
 // A model's swept set is the broad phase's (want) less pairs no consumer of the query
@@ -182,6 +189,14 @@ std::vector<Vec3> random_step(size_t n, const std::vector<char>& kin, double sca
   return dx;
 }
 
+// random_step plus a common motion `bulk` of every free vertex (a cloth moving as a whole).
+std::vector<Vec3> bulk_step(const std::vector<char>& kin, double scale, unsigned seed, const Vec3& bulk) {
+  std::vector<Vec3> dx = random_step(kin.size(), kin, scale, seed);
+  for (size_t v = 0; v < kin.size(); ++v)
+    if (!kin[v]) dx[v] += bulk;
+  return dx;
+}
+
 }  // namespace
 
 TEST(ContactModel, ProximityFromSweptMatchesBroadPhase) {
@@ -244,13 +259,10 @@ TEST(ContactModel, ProximityOffTheSweptSegmentComesFromTheBroadPhase) {
       const Fixture f(24, 1.5e-3, 51 + rank, ranks, rank);
       ContactModel cm = f.model();
       const size_t nv = f.sc.x.size();
-      std::vector<Vec3> dx = random_step(nv, f.sc.kin, 1e-4, 17 + rank);
-      for (size_t v = 0; v < nv; ++v)
-        if (!f.sc.kin[v]) dx[v] += Vec3(0.0, 0.1, 0.0);  // (over 2 edge lengths: a far query)
+      // (over 2 edge lengths: a far query)
+      const std::vector<Vec3> dx = bulk_step(f.sc.kin, 1e-4, 17 + rank, Vec3(0.0, 0.1, 0.0));
       cm.update_swept(f.sc.x, dx);
-      BroadPhase bp;
-      Candidates want;
-      bp.find_swept(f.surf, f.sc.x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+      const Candidates want = f.fresh_swept(f.sc.x, dx);
       size_t dropped = 0;
       EXPECT_TRUE(swept_of(cm.swept_set(), want, f.surf, f.sc.x, dx, f.cp.dhat, &dropped));
       EXPECT_GT(dropped, want.size() / 4) << dropped << " of " << want.size();
@@ -286,7 +298,6 @@ TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
       ContactModel cm = f.model();
       const size_t nv = f.sc.x.size();
       std::vector<Vec3> x = f.sc.x;
-      BroadPhase bp;
       const double scales[] = {2e-2, 4e-3, 3e-3, 1.5e-3, 1e-3, 8e-4, 2e-3, 5e-4, 5e-4, 3e-4, 6e-3, 2e-4, 1e-4};
       int it = 0;
       const long before = cm.timers().swept_rebuilds, updates_before = cm.timers().swept_updates;
@@ -296,8 +307,7 @@ TEST(ContactModel, SweptFromSkinSetMatchesBroadPhase) {
         if (it == 8)  // the halo did not deliver some vertices this time
           for (size_t v = 0; v < nv; v += 5) xq[v] = Vec3(nan, nan, nan);
         cm.update_swept(xq, dx);
-        Candidates want;
-        bp.find_swept(f.surf, xq, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+        const Candidates want = f.fresh_swept(xq, dx);
         EXPECT_TRUE(swept_of(cm.swept_set(), want, f.surf, xq, dx, f.cp.dhat)) << "ranks " << ranks << " query " << it;
         // The proximity set at the next iterate, from this swept set.
         for (size_t v = 0; v < nv; ++v) x[v] = x[v] + 0.7 * dx[v];
@@ -327,15 +337,13 @@ TEST(ContactModel, SkinSetUpdatedWhenFewVerticesLeaveIt) {
       ContactModel cm = f.model();
       const size_t nv = f.sc.x.size();
       std::vector<Vec3> x = f.sc.x;
-      BroadPhase bp;
       const long rebuilds0 = cm.timers().swept_rebuilds, updates0 = cm.timers().swept_updates;
       for (int it = 0; it < 10; ++it) {
         std::vector<Vec3> dx = random_step(nv, f.sc.kin, 3e-4, 500 + it);
         for (size_t v = (7 * it + 3) % 17; v < nv; v += 301)  // the runaways
           if (!f.sc.kin[v]) dx[v] = Vec3(4e-3, -3e-3, 2e-3);
         cm.update_swept(x, dx);
-        Candidates want;
-        bp.find_swept(f.surf, x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+        const Candidates want = f.fresh_swept(x, dx);
         EXPECT_TRUE(swept_of(cm.swept_set(), want, f.surf, x, dx, f.cp.dhat)) << "ranks " << ranks << " query " << it;
         for (size_t v = 0; v < nv; ++v) x[v] += 0.5 * dx[v];
       }
@@ -356,7 +364,6 @@ TEST(ContactModel, SkinUpdatesKeptApartGiveTheMergedSetsSweptSetsBitForBit) {
       ContactModel apart = f.model(), folded = f.model();
       const size_t nv = f.sc.x.size();
       std::vector<Vec3> x = f.sc.x;
-      BroadPhase bp;
       const long updates0 = apart.timers().swept_updates;
       for (int it = 0; it < 24; ++it) {
         std::vector<Vec3> dx = random_step(nv, f.sc.kin, 3e-4, 900 + it);
@@ -365,8 +372,7 @@ TEST(ContactModel, SkinUpdatesKeptApartGiveTheMergedSetsSweptSetsBitForBit) {
         apart.update_swept(x, dx);
         folded.update_swept(x, dx);
         const Candidates& skin = folded.skin_set();
-        Candidates want;
-        bp.find_swept(f.surf, x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+        const Candidates want = f.fresh_swept(x, dx);
         EXPECT_TRUE(swept_of(apart.swept_set(), want, f.surf, x, dx, f.cp.dhat)) << "ranks " << ranks << " query " << it;
         EXPECT_TRUE(same(folded.swept_set(), apart.swept_set())) << "ranks " << ranks << " query " << it;
         for_each_pair_kind([&](auto k) {
@@ -402,7 +408,6 @@ TEST(ContactModel, SkinSetRebuiltWhenItOutgrowsTheSweptSets) {
         ContactModel cm = f.model();
         const size_t nv = f.sc.x.size();
         std::vector<Vec3> x = f.sc.x;
-        BroadPhase bp;
         const long shrinks0 = cm.timers().swept_shrinks;
         size_t first_skin = 0, last = 0;
         for (int it = 0; it < 8; ++it) {
@@ -410,8 +415,7 @@ TEST(ContactModel, SkinSetRebuiltWhenItOutgrowsTheSweptSets) {
           const size_t skin_before = cm.skin_set().size();
           const long shrinks_before = cm.timers().swept_shrinks;
           cm.update_swept(x, dx);
-          Candidates want;
-          bp.find_swept(f.surf, x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, want);
+          const Candidates want = f.fresh_swept(x, dx);
           EXPECT_TRUE(swept_of(cm.swept_set(), want, f.surf, x, dx, f.cp.dhat)) << "shrink " << shrink << " ranks " << ranks << " query " << it;
           const bool due = it > 0 && double(skin_before) > shrink * double(std::max<size_t>(last, 256));
           EXPECT_EQ(cm.timers().swept_shrinks - shrinks_before, due ? 1 : 0) << "query " << it;
@@ -588,15 +592,11 @@ TEST(ContactModel, ShiftedSweptSetKeepsEveryPairThatComesClose) {
       const Fixture f(24, 1.5e-3, 21 + rank, ranks, rank);
       ContactModel cm = f.model();
       const size_t nv = f.sc.x.size();
-      std::vector<Vec3> dx = random_step(nv, f.sc.kin, 1.5e-3, 77 + rank);
       const Vec3 bulk(0.08, -0.05, 0.03);  // 2-3 edge lengths: crosses the sheet below
-      for (size_t v = 0; v < nv; ++v)
-        if (!f.sc.kin[v]) dx[v] += bulk;
+      const std::vector<Vec3> dx = bulk_step(f.sc.kin, 1.5e-3, 77 + rank, bulk);
       cm.update_swept(f.sc.x, dx, &bulk);
       const Candidates& got = cm.swept_set();
-      BroadPhase bp;
-      Candidates plain;
-      bp.find_swept(f.surf, f.sc.x, dx, f.cp.dhat, &f.pown, &f.eown, &f.sc.kin, plain);
+      const Candidates plain = f.fresh_swept(f.sc.x, dx);
       ASSERT_GT(got.size(), 0u);
       // (Neither set contains the other: both are box supersets of the close pairs. The
       // coarse sheet's boxes now sweep by -c, so its pairs do not shrink; the fold's do.)

@@ -67,11 +67,11 @@ inline Box vertex_box(const Vec3& x, const Vec3* dx) {
 // kept per vertex: an array by vertex id would be sized by the surface, not by the rank's
 // active lists.
 template <int N>
-Box primitive_box(const Vec3* x, const Vec3* dx, const std::array<int, N>& v, double r) {
-  Box b = vertex_box(x[v[0]], dx ? &dx[v[0]] : nullptr);
+Box primitive_box(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>* dx, const std::array<int, N>& v, double r) {
+  Box b = vertex_box(x[v[0]], dx ? &(*dx)[v[0]] : nullptr);
   bool ok = finite(b);
   for (int i = 1; i < N; ++i) {
-    const Box c = vertex_box(x[v[i]], dx ? &dx[v[i]] : nullptr);
+    const Box c = vertex_box(x[v[i]], dx ? &(*dx)[v[i]] : nullptr);
     unite(b, c);
     ok = ok && finite(c);
   }
@@ -410,8 +410,8 @@ struct BroadPhase::Impl {
   // The inputs of one query, as the generic rule code reads them.
   struct Query {
     const CollisionSurface* s = nullptr;
-    const Vec3* x = nullptr;
-    const Vec3* dx = nullptr;               // swept queries
+    VertexSpan<Vec3> x;
+    VertexSpan<Vec3> dx;                    // swept queries (swept: set)
     PrimitiveFilter pf;                     // point filter (by vertex id)
     PrimitiveFilter ef;                     // edge filter (by edge index / first vertex)
     const char* kv = nullptr;               // kinematic (by vertex id)
@@ -513,13 +513,13 @@ struct BroadPhase::Impl {
   Box box_of(int id, double inflation) const {
     const CollisionSurface& s = *q.s;
     if constexpr (K == kPoint) {
-      Box b = vertex_box(q.x[id], q.dx ? &q.dx[id] : nullptr);
+      Box b = vertex_box(q.x[id], q.swept ? &q.dx[id] : nullptr);
       grow(b, 0.5 * (inflation + s.point_offset(id)));
       return b;
     } else if constexpr (K == kEdge) {
-      return primitive_box<2>(q.x, q.dx, s.edges[id], 0.5 * (inflation + s.edge_offset(id)));
+      return primitive_box<2>(q.x, q.swept ? &q.dx : nullptr, s.edges[id], 0.5 * (inflation + s.edge_offset(id)));
     } else {
-      return primitive_box<3>(q.x, q.dx, s.triangles[id], 0.5 * (inflation + s.triangle_offset(id)));
+      return primitive_box<3>(q.x, q.swept ? &q.dx : nullptr, s.triangles[id], 0.5 * (inflation + s.triangle_offset(id)));
     }
   }
 
@@ -730,14 +730,14 @@ BroadPhase& BroadPhase::operator=(const BroadPhase& o) {
 BroadPhase::BroadPhase(BroadPhase&&) noexcept = default;
 BroadPhase& BroadPhase::operator=(BroadPhase&&) noexcept = default;
 
-void BroadPhase::find_proximity(const CollisionSurface& surface, const std::vector<Vec3>& x, double inflation,
+void BroadPhase::find_proximity(const CollisionSurface& surface, const VertexSpan<Vec3>& x, double inflation,
                                 PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                                 const std::vector<char>* kinematic, Candidates& out) {
   run(surface, x, nullptr, inflation, point_filter, edge_filter, kinematic, out);
 }
 
-void BroadPhase::find_swept(const CollisionSurface& surface, const std::vector<Vec3>& x,
-                            const std::vector<Vec3>& dx, double inflation, PrimitiveFilter point_filter,
+void BroadPhase::find_swept(const CollisionSurface& surface, const VertexSpan<Vec3>& x,
+                            const VertexSpan<Vec3>& dx, double inflation, PrimitiveFilter point_filter,
                             PrimitiveFilter edge_filter, const std::vector<char>* kinematic,
                             Candidates& out, PairPredicate keep) {
   require(dx.size() == x.size(), "dx has " + std::to_string(dx.size()) + " entries, x has " +
@@ -745,7 +745,7 @@ void BroadPhase::find_swept(const CollisionSurface& surface, const std::vector<V
   run(surface, x, &dx, inflation, point_filter, edge_filter, kinematic, out, keep);
 }
 
-void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
+void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>* dx,
                      double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
                      const std::vector<char>* kin, Candidates& out, PairPredicate keep) {
   if (!impl_) impl_ = std::make_unique<Impl>();  // a moved-from object stays usable
@@ -769,7 +769,7 @@ void BroadPhase::run(const CollisionSurface& s, const std::vector<Vec3>& x, cons
       m.ve.size() != 2 * size_t(ne))
     m.adjacency_valid = false;
   for (int k = 0; k < kKinds; ++k) m.stale_list[k].clear();
-  m.q = Impl::Query{&s, x.data(), dx ? dx->data() : nullptr, pf, ef, kin ? kin->data() : nullptr, dx != nullptr,
+  m.q = Impl::Query{&s, x, dx ? *dx : VertexSpan<Vec3>(), pf, ef, kin ? kin->data() : nullptr, dx != nullptr,
                     dx ? keep : PairPredicate{}};
   m.built_on = &s;
   m.built_nv = nv;
@@ -952,7 +952,7 @@ size_t BroadPhase::memory_bytes() const {
   return n;
 }
 
-bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
+bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx,
                               double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
                               const std::vector<char>* kin, const std::vector<int>& moved, Candidates& added) {
   added.clear();
@@ -966,7 +966,7 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const std::vector<Vec3>
   require(!pf.flags || pf.flags->size() == nv, "point_filter size != number of vertices");
   require(!ef.flags || ef.flags->size() == size_t(ne), "edge_filter size != number of edges");
   require(!kin || kin->size() == nv, "kinematic size != number of vertices");
-  m.q = Impl::Query{&s, x.data(), dx.data(), pf, ef, kin ? kin->data() : nullptr, true,
+  m.q = Impl::Query{&s, x, dx, pf, ef, kin ? kin->data() : nullptr, true,
                     PairPredicate{}};
 
   // ---- adjacency of the build's surface (the caller passes that same surface); it depends

@@ -59,6 +59,7 @@
 
 #include "contact/candidates.hpp"
 #include "contact/surface.hpp"
+#include "core/paged_array.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -126,7 +127,7 @@ class BroadPhase {
   // Pairs whose boxes at x come within `inflation` (+ pair offset); see above.
   // x holds every vertex (x.size() == surface.num_vertices()); filters / kinematic may be
   // null (= all / none). Throws std::invalid_argument on size mismatches or inflation < 0.
-  void find_proximity(const CollisionSurface& surface, const std::vector<Vec3>& x, double inflation,
+  void find_proximity(const CollisionSurface& surface, const VertexSpan<Vec3>& x, double inflation,
                       PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                       const std::vector<char>* kinematic, Candidates& out);
 
@@ -134,7 +135,7 @@ class BroadPhase {
   // CCD candidate set. A pair that meets mid-step is found even if it is apart at both ends.
   // With a predicate (see PairPredicate) only the pairs it keeps are reported, and no
   // update_swept may follow (that needs the whole set).
-  void find_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
+  void find_swept(const CollisionSurface& surface, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx,
                   double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                   const std::vector<char>* kinematic, Candidates& out, PairPredicate keep = {});
 
@@ -154,7 +155,7 @@ class BroadPhase {
   // since, is taken like any other: appended after the listed ones. Used for the skin sets of
   // landing cloth, where a Newton step leaves a few vertices outside the boxes the set was
   // built with (drape_default: 1-300 of 6.7K).
-  bool update_swept(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>& dx,
+  bool update_swept(const CollisionSurface& surface, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx,
                     double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
                     const std::vector<char>* kinematic, const std::vector<int>& moved, Candidates& added);
 
@@ -170,7 +171,7 @@ class BroadPhase {
 
  private:
   struct Impl;
-  void run(const CollisionSurface& surface, const std::vector<Vec3>& x, const std::vector<Vec3>* dx,
+  void run(const CollisionSurface& surface, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>* dx,
            double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
            const std::vector<char>* kinematic, Candidates& out, PairPredicate keep = {});
   std::unique_ptr<Impl> impl_;

@@ -67,6 +67,8 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
                    std::vector<char>(), params) {
   owned_range_ = true;
   owned_begin_ = owned_begin, owned_end_ = owned_end;
+  // A rank that owns every vertex writes every entry: its per-vertex arrays as flat blocks.
+  dense_arrays_ = owned_begin == 0 && owned_end == surface_.num_vertices();
 }
 
 ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
@@ -130,16 +132,16 @@ void ContactModel::count_broad(const BroadPhase& bp) {
   ++timers_.broad_runs;
 }
 
-void ContactModel::store_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx) {
+void ContactModel::store_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx) {
   const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
   if (swept_x_.size() != x.size()) {
-    swept_x_.assign(x.size(), nan);
-    swept_dx_.assign(x.size(), nan);
+    swept_x_.assign(x.size(), nan, dense_arrays_);
+    swept_dx_.assign(x.size(), nan, dense_arrays_);
     swept_filled_.clear();
   }
-  for (int v : swept_filled_) swept_x_[v] = swept_dx_[v] = nan;
+  for (int v : swept_filled_) swept_x_.ref(v) = swept_dx_.ref(v) = nan;
   swept_filled_ = act().points;
-  for (int v : swept_filled_) swept_x_[v] = x[v], swept_dx_[v] = dx[v];
+  for (int v : swept_filled_) swept_x_.ref(v) = x[v], swept_dx_.ref(v) = dx[v];
 }
 
 bool ContactModel::all_kinematic(const int* v, int n) const {
@@ -188,7 +190,7 @@ inline bool finite3(const Vec3& a) { return std::isfinite(a[0]) && std::isfinite
 // The broad phase's proximity boxes (broad_phase.cpp, same operations in the same order):
 // the union of the vertices' points, grown on every side by r = (inflation + xi) / 2.
 template <int N>
-inline Box prim_box(const std::vector<Vec3>& x, const int* v, double r) {
+[[gnu::always_inline]] inline Box prim_box(const VertexSpan<Vec3>& x, const int* v, double r) {
   Box b;
   for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = x[v[0]][k];
   for (int i = 1; i < N; ++i)
@@ -210,7 +212,7 @@ inline bool box_finite(const Box& b) {
 
 // A primitive is paired only if every vertex is finite (std::min / max may drop a NaN).
 template <int N>
-inline bool all_finite(const std::vector<Vec3>& x, const int* v) {
+[[gnu::always_inline]] inline bool all_finite(const VertexSpan<Vec3>& x, const int* v) {
   for (int i = 0; i < N; ++i)
     if (!finite3(x[v[i]])) return false;
   return true;
@@ -244,26 +246,26 @@ struct PairTraits<PairKind::PT> {
     const Tri& t = s.triangles[p.t];
     v[0] = p.v, v[1] = t[0], v[2] = t[1], v[3] = t[2];
   }
-  static Type classify(const std::vector<Vec3>& x, const int* v) {
+  static Type classify(const VertexSpan<Vec3>& x, const int* v) {
     return classify_point_triangle(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
   }
-  static double d2(const std::vector<Vec3>& x, const int* v, Type t) {
+  static double d2(const VertexSpan<Vec3>& x, const int* v, Type t) {
     return point_triangle_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t);
   }
-  static double d2(const std::vector<Vec3>& x, const int* v) {
+  static double d2(const VertexSpan<Vec3>& x, const int* v) {
     return point_triangle_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
   }
-  static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
+  static double energy(const VertexSpan<Vec3>& x, const int* v, double, const BarrierParams& bp) {
     return point_triangle_barrier_energy(x[v[0]], x[v[1]], x[v[2]], x[v[3]], bp);
   }
-  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double d2, double,
+  static LocalEnergy<12> barrier(const VertexSpan<Vec3>& x, const int* v, Type t, double d2, double,
                                  const BarrierParams& bp) {
     return point_triangle_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, d2, bp);
   }
-  static TangentOperator<12> friction(const std::vector<Vec3>& x, const int* v) {
+  static TangentOperator<12> friction(const VertexSpan<Vec3>& x, const int* v) {
     return point_triangle_friction_operator(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
   }
-  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+  static CcdResult accd(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const int* v, double xi,
                         const AccdParams& ap) {
     return point_triangle_accd(x[v[0]], x[v[1]], x[v[2]], x[v[3]], dx[v[0]], dx[v[1]], dx[v[2]], dx[v[3]], xi, ap);
   }
@@ -281,26 +283,26 @@ struct PairTraits<PairKind::EE> {
     const Edge &a = s.edges[p.ea], &b = s.edges[p.eb];
     v[0] = a[0], v[1] = a[1], v[2] = b[0], v[3] = b[1];
   }
-  static Type classify(const std::vector<Vec3>& x, const int* v) {
+  static Type classify(const VertexSpan<Vec3>& x, const int* v) {
     return classify_edge_edge(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
   }
-  static double d2(const std::vector<Vec3>& x, const int* v, Type t) {
+  static double d2(const VertexSpan<Vec3>& x, const int* v, Type t) {
     return edge_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t);
   }
-  static double d2(const std::vector<Vec3>& x, const int* v) {
+  static double d2(const VertexSpan<Vec3>& x, const int* v) {
     return edge_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
   }
-  static double energy(const std::vector<Vec3>& x, const int* v, double eps_x, const BarrierParams& bp) {
+  static double energy(const VertexSpan<Vec3>& x, const int* v, double eps_x, const BarrierParams& bp) {
     return edge_edge_barrier_energy(x[v[0]], x[v[1]], x[v[2]], x[v[3]], eps_x, bp);
   }
-  static LocalEnergy<12> barrier(const std::vector<Vec3>& x, const int* v, Type t, double d2, double eps_x,
+  static LocalEnergy<12> barrier(const VertexSpan<Vec3>& x, const int* v, Type t, double d2, double eps_x,
                                  const BarrierParams& bp) {
     return edge_edge_barrier(x[v[0]], x[v[1]], x[v[2]], x[v[3]], t, d2, eps_x, bp);
   }
-  static TangentOperator<12> friction(const std::vector<Vec3>& x, const int* v) {
+  static TangentOperator<12> friction(const VertexSpan<Vec3>& x, const int* v) {
     return edge_edge_friction_operator(x[v[0]], x[v[1]], x[v[2]], x[v[3]]);
   }
-  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+  static CcdResult accd(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const int* v, double xi,
                         const AccdParams& ap) {
     return edge_edge_accd(x[v[0]], x[v[1]], x[v[2]], x[v[3]], dx[v[0]], dx[v[1]], dx[v[2]], dx[v[3]], xi, ap);
   }
@@ -318,24 +320,24 @@ struct PairTraits<PairKind::PE> {
     const Edge& e = s.edges[p.e];
     v[0] = p.v, v[1] = e[0], v[2] = e[1];
   }
-  static Type classify(const std::vector<Vec3>& x, const int* v) {
+  static Type classify(const VertexSpan<Vec3>& x, const int* v) {
     return classify_point_edge(x[v[0]], x[v[1]], x[v[2]]);
   }
-  static double d2(const std::vector<Vec3>& x, const int* v, Type t) {
+  static double d2(const VertexSpan<Vec3>& x, const int* v, Type t) {
     return point_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]], t);
   }
-  static double d2(const std::vector<Vec3>& x, const int* v) { return point_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]]); }
-  static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
+  static double d2(const VertexSpan<Vec3>& x, const int* v) { return point_edge_distance_sq(x[v[0]], x[v[1]], x[v[2]]); }
+  static double energy(const VertexSpan<Vec3>& x, const int* v, double, const BarrierParams& bp) {
     return point_edge_barrier_energy(x[v[0]], x[v[1]], x[v[2]], bp);
   }
-  static LocalEnergy<9> barrier(const std::vector<Vec3>& x, const int* v, Type t, double d2, double,
+  static LocalEnergy<9> barrier(const VertexSpan<Vec3>& x, const int* v, Type t, double d2, double,
                                 const BarrierParams& bp) {
     return point_edge_barrier(x[v[0]], x[v[1]], x[v[2]], t, d2, bp);
   }
-  static TangentOperator<9> friction(const std::vector<Vec3>& x, const int* v) {
+  static TangentOperator<9> friction(const VertexSpan<Vec3>& x, const int* v) {
     return point_edge_friction_operator(x[v[0]], x[v[1]], x[v[2]]);
   }
-  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+  static CcdResult accd(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const int* v, double xi,
                         const AccdParams& ap) {
     return point_edge_accd(x[v[0]], x[v[1]], x[v[2]], dx[v[0]], dx[v[1]], dx[v[2]], xi, ap);
   }
@@ -350,20 +352,20 @@ struct PairTraits<PairKind::PP> {
   static int a(const Cand& p) { return p.v; }
   static int b(const Cand& p) { return p.w; }
   static void stencil(const CollisionSurface&, const Cand& p, int* v) { v[0] = p.v, v[1] = p.w; }
-  static Type classify(const std::vector<Vec3>&, const int*) { return 0; }
-  static double d2(const std::vector<Vec3>& x, const int* v, Type) { return point_point_distance_sq(x[v[0]], x[v[1]]); }
-  static double d2(const std::vector<Vec3>& x, const int* v) { return point_point_distance_sq(x[v[0]], x[v[1]]); }
-  static double energy(const std::vector<Vec3>& x, const int* v, double, const BarrierParams& bp) {
+  static Type classify(const VertexSpan<Vec3>&, const int*) { return 0; }
+  static double d2(const VertexSpan<Vec3>& x, const int* v, Type) { return point_point_distance_sq(x[v[0]], x[v[1]]); }
+  static double d2(const VertexSpan<Vec3>& x, const int* v) { return point_point_distance_sq(x[v[0]], x[v[1]]); }
+  static double energy(const VertexSpan<Vec3>& x, const int* v, double, const BarrierParams& bp) {
     return point_point_barrier_energy(x[v[0]], x[v[1]], bp);
   }
-  static LocalEnergy<6> barrier(const std::vector<Vec3>& x, const int* v, Type, double, double,
+  static LocalEnergy<6> barrier(const VertexSpan<Vec3>& x, const int* v, Type, double, double,
                                 const BarrierParams& bp) {
     return point_point_barrier(x[v[0]], x[v[1]], bp);
   }
-  static TangentOperator<6> friction(const std::vector<Vec3>& x, const int* v) {
+  static TangentOperator<6> friction(const VertexSpan<Vec3>& x, const int* v) {
     return point_point_friction_operator(x[v[0]], x[v[1]]);
   }
-  static CcdResult accd(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+  static CcdResult accd(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const int* v, double xi,
                         const AccdParams& ap) {
     return point_point_accd(x[v[0]], x[v[1]], dx[v[0]], dx[v[1]], xi, ap);
   }
@@ -396,7 +398,7 @@ inline double mollifier_eps(const RestLength2& length2, const typename PairTrait
 
 }  // namespace
 
-bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
+bool ContactModel::proximity_from_swept(const VertexSpan<Vec3>& x) {
   if (!swept_stored_ || swept_x_.size() != x.size()) return false;
   // Every vertex the broad phase could pair at x (finite there) must have had a finite
   // swept box containing it. Then a pair reported at x has vertex boxes inside its swept
@@ -450,13 +452,13 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
                   0.5 * (infl + side_offset(surface_, static_cast<Side>(S), id)));
   };
   for (int k = 0; k < 3; ++k) {
-    if (query_slot_[k].size() != qn[k]) query_slot_[k].assign(qn[k], -1);
+    if (query_slot_[k].size() != qn[k]) query_slot_[k].assign(qn[k], -1, dense_arrays_);
     const std::vector<int>& ids = *lists[k];
     std::vector<Box>& boxes = *qbox[k];
     boxes.resize(ids.size());
     for (size_t i = 0; i < ids.size(); ++i) {
       const int id = ids[i];
-      query_slot_[k][id] = static_cast<int>(i);
+      query_slot_[k].ref(id) = static_cast<int>(i);
       const Side side = static_cast<Side>(k);
       const int* vs = side_verts(surface_, side, id);
       const double r = 0.5 * (infl + side_offset(surface_, side, id));
@@ -469,7 +471,7 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
   for_each_pair_kind([&](auto k) {
     WEFT_PAIR_KIND(k);
     const Box *ba = qbox[P::A]->data(), *bb = qbox[P::B]->data();
-    const int *sa = query_slot_[P::A].data(), *sb = query_slot_[P::B].data();
+    const VertexSpan<int> sa(query_slot_[P::A]), sb(query_slot_[P::B]);
     const auto& sw = swept_.get<K>();
     auto& out = proximity_.get<K>();
     out.resize(sw.size());
@@ -488,7 +490,7 @@ bool ContactModel::proximity_from_swept(const std::vector<Vec3>& x) {
     out.resize(n);
   });
   for (int k = 0; k < 3; ++k)
-    for (int id : *lists[k]) query_slot_[k][id] = -1;
+    for (int id : *lists[k]) query_slot_[k].ref(id) = -1;
   return true;
 }
 
@@ -515,7 +517,7 @@ void ContactModel::emit_dynamic(const int* v, int nv, const double* g, const dou
   sink(n, ids, gc, Hc);
 }
 
-const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances(const std::vector<Vec3>& x) const {
+const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances(const VertexSpan<Vec3>& x) const {
   // The distances depend on the stencils' positions only: the cache is valid while those
   // are bitwise the same (a NaN never compares equal, so it is then recomputed).
   if (prox_dist_valid_ && prox_dist_x_.size() == prox_vertices_.size() &&
@@ -523,7 +525,7 @@ const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances
         return x[v][0] == b[0] && x[v][1] == b[1] && x[v][2] == b[2];
       }))
     return prox_dist_;
-  if (vmark_.size() != x.size()) vmark_.assign(x.size(), 0);
+  if (vmark_.size() != x.size()) vmark_.assign(x.size(), 0, dense_arrays_);
   prox_vertices_.clear();
   prox_dist_.resize(proximity_.size());
   size_t i = 0;
@@ -535,19 +537,19 @@ const std::vector<ContactModel::PairDistance>& ContactModel::proximity_distances
       const typename P::Type type = P::classify(x, v);
       prox_dist_[i++] = {static_cast<int>(type), P::d2(x, v, type)};
       for (int a = 0; a < P::N; ++a)
-        if (!vmark_[v[a]]) vmark_[v[a]] = 1, prox_vertices_.push_back(v[a]);
+        if (!vmark_[v[a]]) vmark_.ref(v[a]) = 1, prox_vertices_.push_back(v[a]);
     }
   });
   prox_dist_x_.resize(prox_vertices_.size());
   for (size_t j = 0; j < prox_vertices_.size(); ++j) {
     prox_dist_x_[j] = x[prox_vertices_[j]];
-    vmark_[prox_vertices_[j]] = 0;
+    vmark_.ref(prox_vertices_[j]) = 0;
   }
   prox_dist_valid_ = true;
   return prox_dist_;
 }
 
-void ContactModel::update_proximity(const std::vector<Vec3>& x) {
+void ContactModel::update_proximity(const VertexSpan<Vec3>& x) {
   ContactScope scope(&timers_, ContactPhase::ProximityBroad);
   prox_dist_valid_ = false;
   if (proximity_from_swept(x)) {
@@ -559,7 +561,7 @@ void ContactModel::update_proximity(const std::vector<Vec3>& x) {
   timers_.proximity_candidates += static_cast<long>(proximity_.size());
 }
 
-void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const Vec3* shift) {
+void ContactModel::update_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const Vec3* shift) {
   ContactScope scope(&timers_, ContactPhase::SweptBroad);
   ccd_bound_valid_ = false;  // (max_step's bounds are for the last swept set)
   if (x.size() != dx.size() || x.size() != size_t(surface_.num_vertices())) {
@@ -640,7 +642,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
         double scale = 0.0;
         for (size_t i = 0; i < pts.size(); ++i)
           if (const int v = pts[i]; vlo_[i][0] < inf) {
-            swept_dx_[v] -= c;
+            swept_dx_.ref(v) -= c;
             scale = std::max(scale, std::max(x[v].cwiseAbs().maxCoeff(), (x[v] + dx[v]).cwiseAbs().maxCoeff()));
           }
         // Translating by c is exact in real arithmetic only: a margin far above the rounding
@@ -669,20 +671,20 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     const double skin0 = kSkin * params_.dhat;
     const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
     auto set_skin = [&](int v, int i) {  // (vertex v = pts[i])
-      if (!skin_mark_[v]) skin_mark_[v] = 1, skin_filled_.push_back(v);
+      if (!skin_mark_[v]) skin_mark_.ref(v) = 1, skin_filled_.push_back(v);
       if (!(vlo_[i][0] < inf)) {
-        skin_lo_[v] = skin_hi_[v] = nan;
+        skin_lo_.ref(v) = skin_hi_.ref(v) = nan;
         return;
       }
       const double sv = (vhi_[i] - vlo_[i]).maxCoeff();
       const double grow = large ? std::min(skin0 + kSkinLargeStep * sv, skin_max_growth_) : skin0 + sv;
       for (int k = 0; k < 3; ++k) {
-        skin_x_[v][k] = vlo_[i][k] - grow;
-        skin_dx_[v][k] = (vhi_[i][k] + grow) - skin_x_[v][k];
+        skin_x_.ref(v)[k] = vlo_[i][k] - grow;
+        skin_dx_.ref(v)[k] = (vhi_[i][k] + grow) - skin_x_[v][k];
         // The box the broad phase will use for this vertex, bit for bit.
         const double a = skin_x_[v][k], e = skin_x_[v][k] + skin_dx_[v][k];
-        skin_lo_[v][k] = std::min(a, e);
-        skin_hi_[v][k] = std::max(a, e);
+        skin_lo_.ref(v)[k] = std::min(a, e);
+        skin_hi_.ref(v)[k] = std::max(a, e);
       }
     };
     // Usually only a handful of vertices leave their skin boxes (drape_default: 1-80 of
@@ -692,11 +694,11 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     // that the filter below drops.
     bool updated = false;
     if (skin_x_.size() != x.size()) {
-      skin_x_.assign(x.size(), nan);
-      skin_dx_.assign(x.size(), nan);
-      skin_lo_.assign(x.size(), nan);
-      skin_hi_.assign(x.size(), nan);
-      skin_mark_.assign(x.size(), 0);
+      skin_x_.assign(x.size(), nan, dense_arrays_);
+      skin_dx_.assign(x.size(), nan, dense_arrays_);
+      skin_lo_.assign(x.size(), nan, dense_arrays_);
+      skin_hi_.assign(x.size(), nan, dense_arrays_);
+      skin_mark_.assign(x.size(), 0, dense_arrays_);
       skin_filled_.clear();
       skin_valid_ = false;
     }
@@ -719,7 +721,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
       }
     }
     if (!updated) {
-      for (int v : skin_filled_) skin_x_[v] = skin_dx_[v] = skin_lo_[v] = skin_hi_[v] = nan, skin_mark_[v] = 0;
+      for (int v : skin_filled_) skin_x_.ref(v) = skin_dx_.ref(v) = skin_lo_.ref(v) = skin_hi_.ref(v) = nan, skin_mark_.ref(v) = 0;
       skin_filled_.clear();
       for (size_t i = 0; i < pts.size(); ++i) set_skin(pts[i], static_cast<int>(i));
       skin_phase_.find_swept(surface_, skin_x_, skin_dx_, params_.dhat, point_filter(), edge_filter(), &kinematic_,
@@ -742,10 +744,10 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
   const std::vector<int>* lists[3] = {&a.points, &a.edges, &a.triangles};  // by Side
   const size_t qn[3] = {x.size(), surface_.edges.size(), surface_.triangles.size()};
   for (int k = 0; k < 3; ++k) {
-    if (query_slot_[k].size() != qn[k]) query_slot_[k].assign(qn[k], -1);
-    for (size_t i = 0; i < lists[k]->size(); ++i) query_slot_[k][(*lists[k])[i]] = static_cast<int>(i);
+    if (query_slot_[k].size() != qn[k]) query_slot_[k].assign(qn[k], -1, dense_arrays_);
+    for (size_t i = 0; i < lists[k]->size(); ++i) query_slot_[k].ref((*lists[k])[i]) = static_cast<int>(i);
   }
-  const int* vslot = query_slot_[0].data();
+  const VertexSpan<int> vslot(query_slot_[0]);
   auto prim = [&](const int* v, int n, double xi, Box& b) {
     int sl[3];
     for (int i = 0; i < n; ++i) {
@@ -800,7 +802,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     WEFT_PAIR_KIND(k);
     const Box *ba = qbox[P::A]->data(), *bb = qbox[P::B]->data();
     const int na = static_cast<int>(qbox[P::A]->size()) - 1, nb = static_cast<int>(qbox[P::B]->size()) - 1;
-    const int *sa = query_slot_[P::A].data(), *sb = query_slot_[P::B].data();
+    const VertexSpan<int> sa(query_slot_[P::A]), sb(query_slot_[P::B]);
     const auto& skin = skin_.get<K>();
     const auto& delta = skin_delta_.get<K>();
     auto& buf = swept_scratch_.get<K>();
@@ -849,7 +851,7 @@ void ContactModel::update_swept(const std::vector<Vec3>& x, const std::vector<Ve
     flush();
   });
   for (int k = 0; k < 3; ++k)
-    for (int id : *lists[k]) query_slot_[k][id] = -1;
+    for (int id : *lists[k]) query_slot_[k].ref(id) = -1;
   timers_.swept_candidates += static_cast<long>(swept_.size());
   swept_last_ = boxed;
   store_swept(x, dx);
@@ -864,7 +866,7 @@ namespace {
 // r along some axis: then the pair's distance exceeds r. False whenever a coordinate is not
 // finite (the kernel then decides, as before).
 template <int NA, int N>
-inline bool axis_separated(const std::vector<Vec3>& x, const int* v, double r) {
+[[gnu::always_inline]] inline bool axis_separated(const VertexSpan<Vec3>& x, const int* v, double r) {
   double sum = 0.0;
   bool sep = false;
   for (int k = 0; k < 3; ++k) {
@@ -882,7 +884,7 @@ inline bool axis_separated(const std::vector<Vec3>& x, const int* v, double r) {
 // (every distance type's), from their axis gaps. NaN whenever a coordinate is not finite
 // (the kernel then decides, as before).
 template <int NA, int N>
-inline double box_gap_sq(const std::vector<Vec3>& x, const int* v) {
+[[gnu::always_inline]] inline double box_gap_sq(const VertexSpan<Vec3>& x, const int* v) {
   double sum = 0.0, g2 = 0.0;
   for (int k = 0; k < 3; ++k) {
     double alo = x[v[0]][k], ahi = alo, blo = x[v[NA]][k], bhi = blo;
@@ -898,7 +900,7 @@ inline double box_gap_sq(const std::vector<Vec3>& x, const int* v) {
 // The largest per-vertex value w over each side of a stencil (its first NA points: wa; the
 // rest: wb), e.g. how far each side's vertices have moved at most.
 template <int NA, int N>
-inline void side_max(const double* w, const int* v, double& wa, double& wb) {
+[[gnu::always_inline]] inline void side_max(const VertexSpan<double>& w, const int* v, double& wa, double& wb) {
   wa = w[v[0]], wb = w[v[NA]];
   for (int a = 1; a < NA; ++a) wa = std::max(wa, w[v[a]]);
   for (int a = NA + 1; a < N; ++a) wb = std::max(wb, w[v[a]]);
@@ -919,7 +921,7 @@ inline double moved_bound(const Vec3& a, const Vec3& b) {
 // finite, or of x (the box gap is then NaN, and the caller's d_prev -inf). d_lb: the lower
 // bound of d0 that decided; by_prev: whether that was d_prev.
 template <int NA, int N>
-inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v, double xi,
+[[gnu::always_inline]] inline bool accd_clears_first_step(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const int* v, double xi,
                                    const AccdParams& ap, double d_prev, double& d_lb, bool& by_prev) {
   // l_p (eq. 16) of the centred displacements, as additive_ccd forms it.
   Vec3 mean = Vec3::Zero();
@@ -949,7 +951,7 @@ inline bool accd_clears_first_step(const std::vector<Vec3>& x, const std::vector
 // the gap between the sides' boxes shrinks by at most the difference of those (a common
 // translation changes nothing). False whenever a coordinate of x or dx is not finite.
 template <int NA, int N>
-inline bool axis_apart_over_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const int* v,
+[[gnu::always_inline]] inline bool axis_apart_over_step(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const int* v,
                                  double reach) {
   double sum = 0.0;
   bool apart = false;
@@ -1024,7 +1026,7 @@ bool ContactModel::keep_swept_pair(const void* ctx, PairKind kind, int a, int b)
   return true;
 }
 
-bool ContactModel::on_swept_segment(const std::vector<Vec3>& x) const {
+bool ContactModel::on_swept_segment(const VertexSpan<Vec3>& x) const {
   // Per vertex and axis the t with |x - (x0 + t dx)| <= eps form an interval; they must
   // meet. (dx is the query's: swept_dx_ + c for a shifted set, within rounding, which eps
   // dwarfs; the rounding of the divisions moves a bound by far less than eps / |dx|.) A
@@ -1060,8 +1062,8 @@ void ContactModel::fold_skin_delta() {
   });
 }
 
-double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa, const double* lb,
-                                 const double* u) const {
+double ContactModel::energy_over(const Candidates& c, const VertexSpan<Vec3>& x, double kappa, const double* lb,
+                                 const VertexSpan<double>* u) const {
   size_t i = 0;  // the pair's position in c (lb's index)
   BarrierParams bp;
   bp.kappa = kappa;
@@ -1085,7 +1087,7 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
       const double r = (bp.xi + bp.dhat) * (1.0 + 1e-6);
       if (lb) {
         double ua, ub;
-        side_max<P::A + 1, P::N>(u, v, ua, ub);
+        side_max<P::A + 1, P::N>(*u, v, ua, ub);
         if (lb[i++] - ua - ub > r) continue;
       }
       if (axis_separated<P::A + 1, P::N>(x, v, r)) continue;
@@ -1100,7 +1102,16 @@ double ContactModel::energy_over(const Candidates& c, const std::vector<Vec3>& x
   return infeasible ? kInf : e;
 }
 
-double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) const {
+size_t ContactModel::vertex_array_bytes() const {
+  size_t b = swept_x_.memory_bytes() + swept_dx_.memory_bytes() + skin_x_.memory_bytes() + skin_dx_.memory_bytes() +
+             skin_lo_.memory_bytes() + skin_hi_.memory_bytes() + skin_mark_.memory_bytes() + vmark_.memory_bytes() +
+             vslot_.memory_bytes() + col_seen_.memory_bytes() + ccd_x_.memory_bytes() + ccd_move_.memory_bytes() +
+             ccd_step_.memory_bytes() + trial_move_.memory_bytes();
+  for (const PagedArray<int>& q : query_slot_) b += q.memory_bytes();
+  return b;
+}
+
+double ContactModel::barrier_energy(const VertexSpan<Vec3>& x, double kappa) const {
   ContactScope scope(&timers_, ContactPhase::BarrierEnergy);
   timers_.energy_pairs += static_cast<long>(swept_.size());
   // The line search's trials x lie on the segment max_step was queried on: its distance
@@ -1108,14 +1119,15 @@ double ContactModel::barrier_energy(const std::vector<Vec3>& x, double kappa) co
   // position is not finite), skip most pairs. The bounds are max_step's for this swept set.
   if (!ccd_bound_valid_ || ccd_bound_.size() != swept_.size() || ccd_x_.size() != x.size())
     return energy_over(swept_, x, kappa, nullptr, nullptr);
-  if (trial_move_.size() != x.size()) trial_move_.assign(x.size(), kInf);
+  if (trial_move_.size() != x.size()) trial_move_.assign(x.size(), kInf, dense_arrays_);
   for (int v : act().points) {
-    trial_move_[v] = moved_bound(x[v], ccd_x_[v]);
+    trial_move_.ref(v) = moved_bound(x[v], ccd_x_[v]);
   }
-  return energy_over(swept_, x, kappa, ccd_bound_.data(), trial_move_.data());
+  const VertexSpan<double> u(trial_move_);
+  return energy_over(swept_, x, kappa, ccd_bound_.data(), &u);
 }
 
-double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const {
+double ContactModel::assemble_barrier(const VertexSpan<Vec3>& x, double kappa, const ContactSink& sink) const {
   ContactScope scope(&timers_, ContactPhase::Barrier);
   timers_.barrier_pairs += static_cast<long>(proximity_.size());
   const std::vector<PairDistance>& dist = proximity_distances(x);
@@ -1163,7 +1175,7 @@ double ContactModel::assemble_barrier(const std::vector<Vec3>& x, double kappa, 
   return infeasible ? kInf : e;
 }
 
-void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
+void ContactModel::active_couplings(const VertexSpan<Vec3>& x, std::vector<std::pair<int, int>>& out,
                                     double reach_dhat) const {
   // (Timed by the caller, with the matrix re-preallocation, as ContactPhase::Couplings.)
   // The pairs that can emit a Hessian block at x are those inside the barrier's support,
@@ -1215,8 +1227,8 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   // over their positions in that (ascending) list, O(couplings + active), not O(vertices).
   const std::vector<int>& pts = act().points;
   const size_t np = pts.size();
-  if (vslot_.size() != size_t(surface_.num_vertices())) vslot_.assign(surface_.num_vertices(), -1);
-  for (size_t i = 0; i < np; ++i) vslot_[pts[i]] = static_cast<int>(i);
+  if (vslot_.size() != size_t(surface_.num_vertices())) vslot_.assign(surface_.num_vertices(), -1, dense_arrays_);
+  for (size_t i = 0; i < np; ++i) vslot_.ref(pts[i]) = static_cast<int>(i);
   auto& count = couple_count_;
   auto& tmp = couple_tmp_;
   bool listed = true;
@@ -1226,7 +1238,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
       break;
     }
   if (!listed) {  // (a vertex outside the lists: cannot happen with the halo's lists; sort plainly)
-    for (int v : pts) vslot_[v] = -1;
+    for (int v : pts) vslot_.ref(v) = -1;
     const size_t n = out.size();
     for (size_t i = 0; i < n; ++i) out.emplace_back(out[i].second, out[i].first);
     std::sort(out.begin(), out.end());
@@ -1249,7 +1261,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
     }
   };
   // Within a row, a column's first occurrence kept (mark: col_seen_, reset right after).
-  if (col_seen_.size() != vslot_.size()) col_seen_.assign(vslot_.size(), 0);
+  if (col_seen_.size() != vslot_.size()) col_seen_.assign(vslot_.size(), 0, dense_arrays_);
   auto dedup_rows = [&](const std::vector<std::pair<int, int>>& in, std::vector<std::pair<int, int>>& to) {
     to.clear();
     const size_t n = in.size();
@@ -1257,17 +1269,17 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
       const size_t first = to.size();
       size_t j = i;
       for (; j < n && in[j].first == in[i].first; ++j) {
-        char& seen = col_seen_[in[j].second];
+        char& seen = col_seen_.ref(in[j].second);
         if (!seen) seen = 1, to.push_back(in[j]);
       }
-      for (size_t k = first; k < to.size(); ++k) col_seen_[to[k].second] = 0;
+      for (size_t k = first; k < to.size(); ++k) col_seen_.ref(to[k].second) = 0;
       i = j;
     }
   };
   by_row(out, tmp, false);       // the halves by row
   dedup_rows(tmp, out);          // ... distinct
   by_row(out, tmp, true);        // ... and their mirrors, by row (each coupling once now)
-  for (int v : pts) vslot_[v] = -1;
+  for (int v : pts) vslot_.ref(v) = -1;
   // each row's columns in order (a row holds each column once: no marks needed)
   const size_t n = tmp.size();
   for (size_t i = 0, j; i < n; i = j) {
@@ -1278,7 +1290,7 @@ void ContactModel::active_couplings(const std::vector<Vec3>& x, std::vector<std:
   timers_.couplings += static_cast<long>(out.size());
 }
 
-double ContactModel::min_gap(const std::vector<Vec3>& x) const {
+double ContactModel::min_gap(const VertexSpan<Vec3>& x) const {
   ContactScope scope(&timers_, ContactPhase::Gap);
   double g = kInf;
   const std::vector<PairDistance>& dist = proximity_distances(x);
@@ -1290,7 +1302,7 @@ double ContactModel::min_gap(const std::vector<Vec3>& x) const {
   return g;
 }
 
-double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, long* queries) const {
+double ContactModel::max_step(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, long* queries) const {
   ContactScope scope(&timers_, ContactPhase::Ccd);
   double t_max = 1.0;
   long n = 0;
@@ -1310,16 +1322,15 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
   ccd_exact_.swap(ccd_prev_exact_);
   ccd_bound_.resize(swept_.size());
   ccd_exact_.resize(swept_.size());
-  if (ccd_x_.size() != x.size()) ccd_x_.assign(x.size(), Vec3::Constant(kInf));
-  if (ccd_move_.size() != x.size()) ccd_move_.assign(x.size(), kInf), ccd_step_.assign(x.size(), kInf);
+  if (ccd_x_.size() != x.size()) ccd_x_.assign(x.size(), Vec3::Constant(kInf), dense_arrays_);
+  if (ccd_move_.size() != x.size()) ccd_move_.assign(x.size(), kInf, dense_arrays_), ccd_step_.assign(x.size(), kInf, dense_arrays_);
   for (int v : act().points) {
     const double st = dx[v].norm();
-    ccd_move_[v] = moved_bound(x[v], ccd_x_[v]);
-    ccd_step_[v] = std::isfinite(st) ? st : kInf;
-    ccd_x_[v] = x[v];
+    ccd_move_.ref(v) = moved_bound(x[v], ccd_x_[v]);
+    ccd_step_.ref(v) = std::isfinite(st) ? st : kInf;
+    ccd_x_.ref(v) = x[v];
   }
-  const double* u = ccd_move_.data();
-  const double* w = ccd_step_.data();
+  const VertexSpan<double> u(ccd_move_), w(ccd_step_);
   size_t prev_base = 0;  // the kind's first position in ccd_prev_bound_
   for_each_pair_kind([&](auto kind) {
     WEFT_PAIR_KIND(kind);
@@ -1372,7 +1383,7 @@ double ContactModel::max_step(const std::vector<Vec3>& x, const std::vector<Vec3
   return t_max;
 }
 
-void ContactModel::lag_friction(const std::vector<Vec3>& x, const std::vector<Vec3>& x_ref, double kappa) {
+void ContactModel::lag_friction(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& x_ref, double kappa) {
   ContactScope scope(&timers_, ContactPhase::FrictionLag);
   friction_.clear();
   const double dhat = params_.dhat;
@@ -1417,7 +1428,7 @@ std::vector<int> ContactModel::friction_vertices() const {
   return ids;
 }
 
-void ContactModel::set_friction_reference(const std::vector<Vec3>& x_ref) {
+void ContactModel::set_friction_reference(const VertexSpan<Vec3>& x_ref) {
   for (auto& f : friction_)
     for (int a = 0; a < f.nv; ++a) f.ref[a] = x_ref[f.ids[a]];
 }
@@ -1430,7 +1441,7 @@ void ContactModel::set_friction_reference(const std::vector<int>& ids, const std
     }
 }
 
-double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
+double ContactModel::friction_energy(const VertexSpan<Vec3>& x) const {
   ContactScope scope(&timers_, ContactPhase::FrictionEnergy);
   timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;
@@ -1444,7 +1455,7 @@ double ContactModel::friction_energy(const std::vector<Vec3>& x) const {
   return e;
 }
 
-double ContactModel::assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const {
+double ContactModel::assemble_friction(const VertexSpan<Vec3>& x, const ContactSink& sink) const {
   ContactScope scope(&timers_, ContactPhase::Friction);
   timers_.friction_pairs += static_cast<long>(friction_.size());
   const double eps = params_.eps_v * params_.dt;

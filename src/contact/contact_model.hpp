@@ -71,7 +71,7 @@ class ContactModel {
   // the same order, as a new broad phase, at a fraction of its cost (each box at x lies
   // inside the swept box, and the filter repeats the broad phase's own box test).
   // Otherwise the broad phase runs.
-  void update_proximity(const std::vector<Vec3>& x);
+  void update_proximity(const VertexSpan<Vec3>& x);
   // Pairs whose boxes swept over [x, x + dx] come within dhat: the set every line-search
   // trial and the CCD bound use, so no pair can enter the barrier's support unseen. On a
   // query whose steps exceed 10 dhat and 2 edge lengths, less (while most tested pairs
@@ -90,38 +90,38 @@ class ContactModel {
   // and a cloth falling as a whole has boxes as long as its step's variation instead of
   // its step. The caller decides the shift (the same on every rank, so the candidate sets
   // and the CCD bound do not depend on the rank count).
-  void update_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, const Vec3* shift = nullptr);
+  void update_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, const Vec3* shift = nullptr);
 
   // kappa * sum of barriers over the current set; +inf if a pair is at or inside its offset.
-  double barrier_energy(const std::vector<Vec3>& x, double kappa) const;
+  double barrier_energy(const VertexSpan<Vec3>& x, double kappa) const;
   // Adds barrier gradient/PSD Hessian blocks of active pairs; returns the barrier energy.
-  double assemble_barrier(const std::vector<Vec3>& x, double kappa, const ContactSink& sink) const;
+  double assemble_barrier(const VertexSpan<Vec3>& x, double kappa, const ContactSink& sink) const;
   // Global-id vertex couplings (row, col), row != col, both dynamic, of every pair that
   // can emit a Hessian block at x (within the barrier's support, plus a look-ahead margin of
   // dhat) and of every friction pair: the off-diagonal matrix pattern the contact blocks
   // may fill. Sorted, unique. reach: the margin beyond the support in units of dhat
   // (negative: the default look-ahead, kCouplingReach in contact_model.cpp).
-  void active_couplings(const std::vector<Vec3>& x, std::vector<std::pair<int, int>>& out,
+  void active_couplings(const VertexSpan<Vec3>& x, std::vector<std::pair<int, int>>& out,
                         double reach = -1.0) const;
   // Smallest d - xi over the current set (+inf if empty).
-  double min_gap(const std::vector<Vec3>& x) const;
+  double min_gap(const VertexSpan<Vec3>& x) const;
   // Largest t in (0, 1] such that x + t dx stays clear (ACCD over the swept set).
-  double max_step(const std::vector<Vec3>& x, const std::vector<Vec3>& dx, long* queries) const;
+  double max_step(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx, long* queries) const;
 
   // Lagged friction (IPC): freeze normal forces, tangent operators and the reference
   // positions x_ref (start of step) from the proximity set at x_lag.
-  void lag_friction(const std::vector<Vec3>& x_lag, const std::vector<Vec3>& x_ref, double kappa);
+  void lag_friction(const VertexSpan<Vec3>& x_lag, const VertexSpan<Vec3>& x_ref, double kappa);
   // The vertices of the lagged friction stencils, ascending: they must stay known to this
   // rank until the next lag_friction (the contact halo keeps them).
   std::vector<int> friction_vertices() const;
   // Replaces x_ref (only the friction vertices are read): a rank that did not know every
   // start-of-step position at lag time fetches them and sets them here.
-  void set_friction_reference(const std::vector<Vec3>& x_ref);
+  void set_friction_reference(const VertexSpan<Vec3>& x_ref);
   // The same from the friction vertices' values alone: values[i] is ids[i]'s (ids ascending,
   // as friction_vertices() gives them).
   void set_friction_reference(const std::vector<int>& ids, const std::vector<Vec3>& values);
-  double friction_energy(const std::vector<Vec3>& x) const;
-  double assemble_friction(const std::vector<Vec3>& x, const ContactSink& sink) const;
+  double friction_energy(const VertexSpan<Vec3>& x) const;
+  double assemble_friction(const VertexSpan<Vec3>& x, const ContactSink& sink) const;
 
   size_t num_candidates() const { return proximity_.size(); }
   const Candidates& proximity_set() const { return proximity_; }
@@ -135,6 +135,9 @@ class ContactModel {
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
   double max_offset() const { return max_offset_; }
+  // Bytes held by the per-vertex (and per-primitive) arrays indexed by surface id: paged
+  // (core/paged_array.hpp), so O(the pages this rank's owned block and halo touched).
+  size_t vertex_array_bytes() const;
   // Per-phase time and work counters since construction (contact_timers.hpp). The contact
   // halo and the stepper add their phases here too.
   ContactTimers& timers() const { return timers_; }
@@ -142,8 +145,8 @@ class ContactModel {
  private:
   // lb (by position in c) and u (by vertex), or both null: lower bounds of the pairs'
   // distances and of how far each vertex has moved since they were taken (barrier_energy).
-  double energy_over(const Candidates& c, const std::vector<Vec3>& x, double kappa, const double* lb,
-                     const double* u) const;
+  double energy_over(const Candidates& c, const VertexSpan<Vec3>& x, double kappa, const double* lb,
+                     const VertexSpan<double>* u) const;
   bool all_kinematic(const int* v, int n) const;
   // sink() on the dynamic vertices among the first nv <= N of an N-vertex block (g, H
   // column-major 3N x 3N): the rows, columns and gradient entries of kinematic vertices
@@ -154,7 +157,7 @@ class ContactModel {
   void emit_dynamic(const int* v, int nv, const double* g, const double* H, const ContactSink& sink) const;
   // update_proximity's fast path (see there); false when x is not covered by the last
   // swept boxes.
-  bool proximity_from_swept(const std::vector<Vec3>& x);
+  bool proximity_from_swept(const VertexSpan<Vec3>& x);
   // Distance type and squared distance (by that type) of every proximity pair at x (pt
   // pairs, then ee, pe, pp): min_gap, active_couplings and assemble_barrier see the same x in turn
   // (the accepted iterate), so they classify each pair once. Recomputed when the proximity
@@ -163,7 +166,7 @@ class ContactModel {
     int type;
     double d2;
   };
-  const std::vector<PairDistance>& proximity_distances(const std::vector<Vec3>& x) const;
+  const std::vector<PairDistance>& proximity_distances(const VertexSpan<Vec3>& x) const;
 
   struct FrictionPair {
     int nv;                          // 4 (PT, EE), 3 (PE) or 2 (PP)
@@ -191,8 +194,8 @@ class ContactModel {
   // and the pairs tested and dropped so far (the test stops where it does not pay).
   struct SweptDrop {
     const ContactModel* model;
-    const std::vector<Vec3>* x;
-    const std::vector<Vec3>* dx;
+    const VertexSpan<Vec3>* x;
+    const VertexSpan<Vec3>* dx;
     AccdParams ap;
     double tol;
     mutable long tested = 0, dropped = 0;
@@ -205,9 +208,9 @@ class ContactModel {
   static bool keep_swept_pair(const void* ctx, PairKind kind, int a, int b);
   // Whether every vertex finite at x lies within swept_seg_eps_ of x0 + t dx for one t in
   // [0, 1] (the last swept query's segment): where a set without the dropped pairs serves.
-  bool on_swept_segment(const std::vector<Vec3>& x) const;
+  bool on_swept_segment(const VertexSpan<Vec3>& x) const;
   // swept_x_ / swept_dx_ := x / dx at the active points (NaN where the previous store wrote).
-  void store_swept(const std::vector<Vec3>& x, const std::vector<Vec3>& dx);
+  void store_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx);
   void count_broad(const BroadPhase& bp);
 
   CollisionSurface surface_;
@@ -231,6 +234,9 @@ class ContactModel {
   std::vector<double> object_friction_;
   std::vector<char> point_owned_, edge_owned_;  // (empty with an owned range)
   bool owned_range_ = false;
+  // The per-vertex arrays below (PagedArray) as one flat block each: one rank (or flag
+  // arrays, tests), which writes every entry; else paged, O(pages owned block and halo touch).
+  bool dense_arrays_ = true;
   int owned_begin_ = 0, owned_end_ = 0;
   PrimitiveFilter point_filter() const {
     return owned_range_ ? PrimitiveFilter::vertex_range(owned_begin_, owned_end_) : PrimitiveFilter(&point_owned_);
@@ -242,7 +248,7 @@ class ContactModel {
   double max_offset_ = 0;
   mutable BroadPhase broad_phase_;
   Candidates proximity_, swept_;
-  std::vector<Vec3> swept_x_, swept_dx_;  // the last swept query's boxes [x, x + dx] (dx shifted)
+  PagedArray<Vec3> swept_x_, swept_dx_;  // the last swept query's boxes [x, x + dx] (dx shifted)
   bool swept_stored_ = false;
   bool swept_shifted_ = false;  // swept_dx_ is dx - c for a common translation c (update_swept)
   double swept_margin_ = 0.0;   // the extra inflation that shifted set was built with
@@ -259,12 +265,12 @@ class ContactModel {
   std::vector<int> skin_moved_;              // scratch: vertices outside their skin boxes
   Candidates skin_added_, skin_merge_;       // scratch: pairs an update adds; merge buffer
   Candidates swept_scratch_;                 // scratch: the skin filter's output before the copy
-  std::vector<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
+  PagedArray<Vec3> skin_x_, skin_dx_, skin_lo_, skin_hi_;  // its query and vertex boxes
   std::vector<int> skin_moved_slot_;         // scratch: their positions in the active points
   std::vector<Vec3> vlo_, vhi_;              // scratch: this query's vertex boxes (by active point)
   std::vector<Box> query_pbox_, query_tbox_, query_ebox_;  // scratch: ... and primitive boxes (by
                                                            // position in the active lists)
-  std::vector<int> query_slot_[3];           // scratch: surface index -> that position (-1 outside)
+  PagedArray<int> query_slot_[3];          // scratch: surface index -> that position (-1 outside)
   bool skin_valid_ = false;
   void fold_skin_delta();
   size_t swept_last_ = 0;                    // the last query's swept set size (skin shrink)
@@ -274,7 +280,7 @@ class ContactModel {
   mutable bool prox_dist_valid_ = false;
   mutable std::vector<int> couple_count_;                 // active_couplings scratch
   mutable std::vector<std::pair<int, int>> couple_tmp_;
-  mutable std::vector<char> col_seen_;                     // ... a mark per vertex (0 outside a pass)
+  mutable PagedArray<char> col_seen_;                    // ... a mark per vertex (0 outside a pass)
   std::vector<FrictionPair> friction_;
   const ActivePrimitives* active_ = nullptr;
   mutable ActivePrimitives all_;             // the whole surface (no active lists given) ...
@@ -282,22 +288,22 @@ class ContactModel {
   // The entries the last pass wrote in the full-length scratch arrays, reset to NaN / empty
   // by the next one (so passes cost O(active), not O(surface)).
   std::vector<int> swept_filled_, skin_filled_;
-  std::vector<char> skin_mark_;
+  PagedArray<char> skin_mark_;
   mutable std::vector<int> prox_vertices_;   // proximity_distances' cache: the stencil vertices
-  mutable std::vector<char> vmark_;          // scratch per vertex
-  mutable std::vector<int> vslot_;           // scratch per vertex (-1 outside a pass)
+  mutable PagedArray<char> vmark_;         // scratch per vertex
+  mutable PagedArray<int> vslot_;          // scratch per vertex (-1 outside a pass)
   // max_step's per-pair distance bounds at its x (in swept-set order) and that x (at the
   // active points), for the line search's barrier energy; invalid after update_swept.
   mutable std::vector<double> ccd_bound_;
-  mutable std::vector<Vec3> ccd_x_;
+  mutable PagedArray<Vec3> ccd_x_;
   mutable bool ccd_bound_valid_ = false;
   mutable Candidates ccd_pairs_;             // the swept set of the last max_step (its bounds' pairs)
   mutable std::vector<double> ccd_prev_bound_;  // max_step scratch: the last query's bounds
-  mutable std::vector<double> ccd_move_;     // max_step scratch: |x - ccd_x_| per vertex ...
-  mutable std::vector<double> ccd_step_;     // ... and |dx|
+  mutable PagedArray<double> ccd_move_;    // max_step scratch: |x - ccd_x_| per vertex ...
+  mutable PagedArray<double> ccd_step_;    // ... and |dx|
   mutable std::vector<char> ccd_exact_, ccd_prev_exact_;  // whether a bound came from a kernel
   mutable bool ccd_have_prev_ = false;       // ccd_pairs_ / ccd_bound_ / ccd_x_ hold a query
-  mutable std::vector<double> trial_move_;   // barrier_energy scratch: |x - ccd_x_| per vertex
+  mutable PagedArray<double> trial_move_;  // barrier_energy scratch: |x - ccd_x_| per vertex
   mutable ContactTimers timers_;
 };
 

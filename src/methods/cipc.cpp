@@ -314,7 +314,8 @@ NamedValues CipcStepper::rank_totals() const {
   return {{"halo_vertices", double(t.halo_vertices)},
           {"broad_primitives_max", double(t.broad_primitives_max)},
           {"position_entries_max", double(t.position_entries_max)},
-          {"surface_primitives", double(contact_->surface_primitives())}};
+          {"surface_primitives", double(contact_->surface_primitives())},
+          {"contact_vertex_arrays_kB", double(contact_->vertex_array_bytes()) / 1024.0}};
 }
 
 std::string CipcStepper::describe() const {

@@ -224,17 +224,17 @@ double ContactPotential::trial_energy(double alpha) {
   // Over the halo's known vertices only (elsewhere xf_ and pf_ are NaN, and so is the
   // trial): O(owned + halo) per line-search trial.
   const Vec3 nan = Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
-  if (xf_trial_.size() != xf_.size()) xf_trial_.assign(xf_.size(), nan), trial_filled_.clear();
+  if (xf_trial_.size() != xf_.size()) xf_trial_.assign(xf_.size(), nan, xf_.flat_data() != nullptr), trial_filled_.clear();
   const std::vector<int>& known = halo_->known();
   long touched = static_cast<long>(known.size());
   if (trial_filled_ != known) {  // (a new exchange since the last trial)
     for (int v : trial_filled_) {
-      xf_trial_[v] = nan;
+      xf_trial_.ref(v) = nan;
       touched += !halo_->is_known(v);  // (distinct entries touched)
     }
     trial_filled_ = known;
   }
-  for (int v : known) xf_trial_[v] = xf_[v] + alpha * pf_[v];
+  for (int v : known) xf_trial_.ref(v) = xf_[v] + alpha * pf_[v];
   ContactTimers& t = model_->timers();
   t.position_entries += touched;
   t.position_entries_max = std::max(t.position_entries_max, touched);
@@ -294,7 +294,7 @@ double ContactPotential::move_bound(Vec x, Vec p) {
 
 void ContactPotential::advance(double beta) {
   const std::vector<int>& known = halo_->known();  // (NaN elsewhere stays NaN)
-  for (int v : known) xf_[v] += beta * pf_[v];
+  for (int v : known) xf_.ref(v) += beta * pf_[v];
   ContactTimers& t = model_->timers();
   t.position_entries += static_cast<long>(known.size());
   t.position_entries_max = std::max(t.position_entries_max, static_cast<long>(known.size()));

@@ -59,6 +59,11 @@ class ContactPotential final : public GlobalTerm {
     const CollisionSurface& s = model_->surface();
     return static_cast<long>(s.vertices.size() + s.edges.size() + s.triangles.size());
   }
+  // Bytes of the per-vertex arrays by solver id (positions, steps, trial positions and the
+  // contact model's): the pages this rank's owned block and halo touched.
+  size_t vertex_array_bytes() const {
+    return model_->vertex_array_bytes() + xf_.memory_bytes() + pf_.memory_bytes() + xf_trial_.memory_bytes();
+  }
   // Counters since the last reset: ACCD queries and seconds spent in the contact phases
   // outside assembly and energy evaluations.
   long ccd_queries = 0;
@@ -87,7 +92,7 @@ class ContactPotential final : public GlobalTerm {
   bool absorbing_ = false;          // this iteration's matrix absorbed missing couplings
   bool force_rebuild_ = false;      // a stop was refused on such a matrix: rebuild next
   Vec x_start_ = nullptr;           // the step's start positions (friction reference), borrowed
-  std::vector<Vec3> xf_, pf_, xf_trial_;
+  PagedArray<Vec3> xf_, pf_, xf_trial_;  // by solver id: the owned block and the halo hold pages (core/paged_array.hpp)
   // The entries of xf_trial_ that hold values (the rest NaN, like xf_ outside the halo's
   // known vertices): a trial resets these and writes the known ones, O(owned + halo).
   std::vector<int> trial_filled_;

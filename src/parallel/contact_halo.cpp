@@ -137,7 +137,7 @@ ContactHalo::Pattern ContactHalo::make_pattern(std::vector<int> ids) const {
 }
 
 void ContactHalo::run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned,
-                              std::vector<Vec3>& xf, std::vector<Vec3>* pf) {
+                              PagedArray<Vec3>& xf, PagedArray<Vec3>* pf) {
   const int k = p_owned ? 6 : 3;  // doubles per vertex
   const int lo = range_[rank_];
   std::vector<double> sendbuf(k * pat.send_local.size()), recvbuf(k * pat.recv_ids.size());
@@ -157,28 +157,28 @@ void ContactHalo::run_pattern(const Pattern& pat, const double* x_owned, const d
                 comm_);
   for (size_t i = 0; i < pat.recv_ids.size(); ++i) {
     const int v = pat.recv_ids[i];
-    xf[v] = Vec3(recvbuf[k * i], recvbuf[k * i + 1], recvbuf[k * i + 2]);
-    if (pf) (*pf)[v] = Vec3(recvbuf[k * i + 3], recvbuf[k * i + 4], recvbuf[k * i + 5]);
+    xf.ref(v) = Vec3(recvbuf[k * i], recvbuf[k * i + 1], recvbuf[k * i + 2]);
+    if (pf) pf->ref(v) = Vec3(recvbuf[k * i + 3], recvbuf[k * i + 4], recvbuf[k * i + 5]);
   }
 }
 
-void ContactHalo::reset(std::vector<Vec3>& xf, std::vector<Vec3>* pf) {
+void ContactHalo::reset(PagedArray<Vec3>& xf, PagedArray<Vec3>* pf) {
   const size_t nv = surface_.num_vertices();
   const Vec3 nan(kNaN, kNaN, kNaN);
-  if (xf.size() != nv) xf.assign(nv, nan);
-  if (pf && pf->size() != nv) pf->assign(nv, nan);
+  if (xf.size() != nv) xf.assign(nv, nan, ranks_ == 1);  // (one rank writes every entry)
+  if (pf && pf->size() != nv) pf->assign(nv, nan, ranks_ == 1);
   stats_.reset = static_cast<long>(received_x_.size() + (pf ? received_p_.size() : 0));
   // Only the entries a previous exchange filled can be stale: clear those (O(halo), not O(N)).
-  for (int v : received_x_) xf[v] = nan;
+  for (int v : received_x_) xf.ref(v) = nan;
   last_reset_.swap(received_x_);  // (kept to count the entries touched, update_known)
   received_x_.clear();
   if (pf) {
-    for (int v : received_p_) (*pf)[v] = nan;
+    for (int v : received_p_) pf->ref(v) = nan;
     received_p_.clear();
   }
 }
 
-ContactHalo::Box ContactHalo::vertex_box(int v, const std::vector<Vec3>& xf, const std::vector<Vec3>* pf) const {
+ContactHalo::Box ContactHalo::vertex_box(int v, const PagedArray<Vec3>& xf, const PagedArray<Vec3>* pf) const {
   Box b;
   for (int d = 0; d < 3; ++d) {
     const double a = xf[v][d], e = pf ? a + (*pf)[v][d] : a;
@@ -204,8 +204,8 @@ inline bool overlap(const double* alo, const double* ahi, const double* blo, con
 
 }  // namespace
 
-void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::vector<Vec3>& xf,
-                           std::vector<Vec3>* pf) {
+void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedArray<Vec3>& xf,
+                           PagedArray<Vec3>* pf) {
   ContactScope scope(timers_, ContactPhase::Halo);
   const int lo = range_[rank_], hi = range_[rank_ + 1];
   stats_ = Stats{};
@@ -213,8 +213,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
   if (!p_owned) pf = nullptr;
   for (int v = lo; v < hi; ++v) {
     const int l = v - lo;
-    xf[v] = Vec3(x_owned[3 * l], x_owned[3 * l + 1], x_owned[3 * l + 2]);
-    if (pf) (*pf)[v] = Vec3(p_owned[3 * l], p_owned[3 * l + 1], p_owned[3 * l + 2]);
+    xf.ref(v) = Vec3(x_owned[3 * l], x_owned[3 * l + 1], x_owned[3 * l + 2]);
+    if (pf) pf->ref(v) = Vec3(p_owned[3 * l], p_owned[3 * l + 1], p_owned[3 * l + 2]);
   }
   if (timers_ && ranks_ == 1) {  // (more ranks: counted once the halo is in, below)
     const long touched = stats_.reset + (hi - lo);
@@ -348,8 +348,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, std::ve
   for (int i = 0; i < nr; ++i) {
     const int v = rids[i];
     if (v >= lo && v < hi) continue;  // own vertex of a remote primitive: already exact here
-    xf[v] = Vec3(rval[k * i], rval[k * i + 1], rval[k * i + 2]);
-    if (pf) (*pf)[v] = Vec3(rval[k * i + 3], rval[k * i + 4], rval[k * i + 5]);
+    xf.ref(v) = Vec3(rval[k * i], rval[k * i + 1], rval[k * i + 2]);
+    if (pf) pf->ref(v) = Vec3(rval[k * i + 3], rval[k * i + 4], rval[k * i + 5]);
     received_x_.push_back(v);
     if (pf) received_p_.push_back(v);
   }
@@ -424,13 +424,13 @@ void ContactHalo::keep(const std::vector<int>& ids) {
   fixed_ = make_pattern(std::move(all));
 }
 
-void ContactHalo::fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out) {
+void ContactHalo::fetch(const double* owned, const std::vector<int>& ids, PagedArray<Vec3>& out) {
   ContactScope scope(timers_, ContactPhase::Halo);
   const Vec3 nan(kNaN, kNaN, kNaN);
   out.assign(surface_.num_vertices(), nan);
   const int lo = range_[rank_], hi = range_[rank_ + 1];
   for (int v : ids)
-    if (v >= lo && v < hi) out[v] = Vec3(owned[3 * (v - lo)], owned[3 * (v - lo) + 1], owned[3 * (v - lo) + 2]);
+    if (v >= lo && v < hi) out.ref(v) = Vec3(owned[3 * (v - lo)], owned[3 * (v - lo) + 1], owned[3 * (v - lo) + 2]);
   if (ranks_ == 1) return;
   const Pattern pat = make_pattern(ids);
   run_pattern(pat, owned, nullptr, out, nullptr);

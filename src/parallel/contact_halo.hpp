@@ -43,6 +43,7 @@
 #include "contact/broad_phase.hpp"
 #include "contact/contact_timers.hpp"
 #include "contact/surface.hpp"
+#include "core/paged_array.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -64,14 +65,14 @@ class ContactHalo {
   // (p_owned may be null: proximity exchange at x). Fills xf (and pf when p_owned is given)
   // to the surface's vertex count: owned vertices, the fixed halo, and the vertices of
   // other ranks' primitives within reach; NaN elsewhere.
-  void exchange(const double* x_owned, const double* p_owned, std::vector<Vec3>& xf, std::vector<Vec3>* pf);
+  void exchange(const double* x_owned, const double* p_owned, PagedArray<Vec3>& xf, PagedArray<Vec3>* pf);
 
   // Collective. Vertices to receive in every later exchange (replaces the previous set).
   void keep(const std::vector<int>& ids);
 
   // Collective, one-off: values of `ids` (any vertices) from a vector given by its owned
   // blocks; out is resized to the vertex count, NaN where not asked for.
-  void fetch(const double* owned, const std::vector<int>& ids, std::vector<Vec3>& out);
+  void fetch(const double* owned, const std::vector<int>& ids, PagedArray<Vec3>& out);
 
   // Collective, one-off: the values of `ids` (ascending, unique; any vertices) from a vector
   // given by its owned blocks, in the order of ids (3 per id): no full-length array.
@@ -105,11 +106,11 @@ class ContactHalo {
     std::vector<int> send_counts, send_displs;
   };
   Pattern make_pattern(std::vector<int> ids) const;
-  void run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned, std::vector<Vec3>& xf,
-                   std::vector<Vec3>* pf);
-  void reset(std::vector<Vec3>& xf, std::vector<Vec3>* pf);
+  void run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned, PagedArray<Vec3>& xf,
+                   PagedArray<Vec3>* pf);
+  void reset(PagedArray<Vec3>& xf, PagedArray<Vec3>* pf);
   void update_known();  // known_ and active_ from the owned block and received_x_
-  Box vertex_box(int v, const std::vector<Vec3>& xf, const std::vector<Vec3>* pf) const;
+  Box vertex_box(int v, const PagedArray<Vec3>& xf, const PagedArray<Vec3>* pf) const;
 
   const CollisionSurface& surface_;
   std::vector<int> range_;

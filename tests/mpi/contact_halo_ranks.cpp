@@ -107,7 +107,7 @@ std::vector<long> global_counts(const weft::Candidates& c) {
 
 // known() lists exactly the finite entries of xf, active() exactly the surface primitives
 // whose vertices are all finite.
-void expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf, const std::vector<Vec3>& xf) {
+void expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf, const weft::PagedArray<Vec3>& xf) {
   std::vector<int> known;
   for (size_t v = 0; v < xf.size(); ++v)
     if (std::isfinite(xf[v][0])) known.push_back(static_cast<int>(v));
@@ -150,7 +150,7 @@ void check_layout(bool scatter, bool codim = false) {
   weft::BroadPhase bp, local;  // local: restricted to the halo's active lists
   local.set_active(&halo.active());
   weft::Candidates full, part, listed;
-  std::vector<Vec3> xf, pf;
+  weft::PagedArray<Vec3> xf, pf;
 
   // Proximity at x.
   halo.exchange(x_owned.data(), nullptr, xf, nullptr);
@@ -226,7 +226,7 @@ void check_layout(bool scatter, bool codim = false) {
   // fetch: any vertices, from their owners; keep: they stay in every exchange.
   std::vector<int> ids;
   for (int v = rank; v < nv; v += 37) ids.push_back(v);
-  std::vector<Vec3> got;
+  weft::PagedArray<Vec3> got;
   halo.fetch(x_owned.data(), ids, got);
   for (int v : ids) ASSERT_EQ(got[v], s.x[v]);
   std::vector<Vec3> values;

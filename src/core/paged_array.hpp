@@ -1,0 +1,145 @@
+// Per-vertex values indexed by a global vertex id, of which a rank writes only its share
+// (issue 20: no rank holds the whole scene). The contact layer keys its pairs by solver
+// vertex id, so its per-vertex arrays (the halo's positions and steps, the broad phase's
+// stored boxes, the CCD bounds' anchors) are indexed by ids up to the global vertex count
+// while a rank only ever writes its owned block and its contact halo. A PagedArray holds
+// them in pages of kPageSize entries committed on first write: every page starts as one
+// shared page of the fill value (NaN, say), so an entry never written reads as the fill
+// with no test on the read path, and the memory is the pages a rank touched (its owned
+// block and the pages its halo vertices fall in) plus a page table of one pointer per
+// kPageSize ids (1/8 byte a vertex), not 24 bytes a vertex on every rank.
+//
+// Paged reads cost one more load than a flat array (the page pointer, from a table that
+// stays in cache); writes (ref()) test whether the page is committed, reads never commit
+// one. One rank writes every entry: its arrays are assigned dense, one block read as flat.
+// VertexSpan<T> reads a PagedArray or a flat std::vector alike (tools and tests keep flat
+// vectors).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace weft {
+
+template <class T>
+class PagedArray {
+ public:
+  static constexpr unsigned kPageBits = 6;  // 64 entries: 1.5 KB pages of Vec3
+  static constexpr size_t kPageSize = size_t(1) << kPageBits;
+  static constexpr size_t kMask = kPageSize - 1;
+
+  PagedArray() = default;
+  PagedArray(size_t n, const T& fill) { assign(n, fill); }
+  // A copy of a flat array (tests and tools): every page committed.
+  explicit PagedArray(const std::vector<T>& v) {
+    assign(v.size(), v.empty() ? T{} : v[0]);  // (every page is written below)
+    for (size_t i = 0; i < v.size(); ++i) ref(i) = v[i];
+  }
+  PagedArray(const PagedArray& o) { *this = o; }
+  PagedArray& operator=(const PagedArray& o) {
+    if (this == &o) return *this;
+    assign(o.n_, o.fill_page_ ? o.fill_page_[0] : T(), o.flat_ != nullptr);
+    for (size_t p = 0; p < o.pages_.size(); ++p)
+      if (o.pages_[p] != o.fill_page_.get()) {
+        T* q = pages_[p] == fill_page_.get() ? commit(p) : pages_[p];
+        for (size_t j = 0; j < kPageSize; ++j) q[j] = o.pages_[p][j];
+      }
+    return *this;
+  }
+  PagedArray(PagedArray&&) noexcept = default;
+  PagedArray& operator=(PagedArray&&) noexcept = default;
+
+  // n entries, every one `fill`; drops every committed page. dense: a rank that writes
+  // every entry (one rank) commits them all at once as one block, which VertexSpan then
+  // reads as a flat array (one load, as a std::vector).
+  void assign(size_t n, const T& fill, bool dense = false) {
+    n_ = n;
+    committed_.clear();
+    flat_ = nullptr;
+    fill_page_.reset(new T[kPageSize]);
+    for (size_t j = 0; j < kPageSize; ++j) fill_page_[j] = fill;
+    pages_.assign((n + kMask) >> kPageBits, fill_page_.get());
+    if (dense && !pages_.empty()) {
+      std::unique_ptr<T[]> block(new T[pages_.size() * kPageSize]);
+      for (size_t i = 0; i < pages_.size() * kPageSize; ++i) block[i] = fill;
+      for (size_t p = 0; p < pages_.size(); ++p) pages_[p] = block.get() + p * kPageSize;
+      flat_ = block.get();
+      committed_.push_back(std::move(block));
+      dense_pages_ = pages_.size();
+    } else {
+      dense_pages_ = 0;
+    }
+  }
+  // The entries as one contiguous block (assigned dense), else null.
+  const T* flat_data() const { return flat_; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+
+  // Reads never commit a page (an unwritten entry reads as the fill) ...
+  const T& operator[](size_t i) const { return flat_ ? flat_[i] : pages_[i >> kPageBits][i & kMask]; }
+  // ... writes go through ref(), which commits i's page on its first write.
+  T& ref(size_t i) {
+    if (flat_) return flat_[i];
+    T* p = pages_[i >> kPageBits];
+    if (p == fill_page_.get()) p = commit(i >> kPageBits);
+    return p[i & kMask];
+  }
+
+  void swap(PagedArray& o) noexcept {
+    std::swap(n_, o.n_);
+    pages_.swap(o.pages_);
+    committed_.swap(o.committed_);
+    fill_page_.swap(o.fill_page_);
+    std::swap(flat_, o.flat_);
+    std::swap(dense_pages_, o.dense_pages_);
+  }
+
+  // Pages written so far and the bytes held (page table + committed pages + the fill page).
+  size_t committed_pages() const { return committed_.size() + (dense_pages_ ? dense_pages_ - 1 : 0); }
+  size_t memory_bytes() const {
+    return pages_.capacity() * sizeof(T*) + committed_.capacity() * sizeof(committed_[0]) +
+           (committed_pages() + (fill_page_ ? 1 : 0)) * kPageSize * sizeof(T);
+  }
+  const T* const* page_table() const { return pages_.data(); }
+
+ private:
+  T* commit(size_t p) {
+    std::unique_ptr<T[]> page(new T[kPageSize]);
+    for (size_t j = 0; j < kPageSize; ++j) page[j] = fill_page_[j];
+    pages_[p] = page.get();
+    committed_.push_back(std::move(page));
+    return pages_[p];
+  }
+
+  size_t n_ = 0;
+  std::vector<T*> pages_;                       // page p: committed, or fill_page_
+  std::vector<std::unique_ptr<T[]>> committed_;
+  std::unique_ptr<T[]> fill_page_;
+  T* flat_ = nullptr;  // the dense block (assign(..., true)), committed_[0]
+  size_t dense_pages_ = 0;   // its pages
+};
+
+// Read-only view of per-vertex values: a flat block (a std::vector, or a dense PagedArray)
+// or a PagedArray's pages. A read tests which (the same answer at every read of a loop: the
+// branch predicts) and then costs one load for a flat block, two for pages.
+template <class T>
+class VertexSpan {
+ public:
+  VertexSpan() = default;
+  VertexSpan(const std::vector<T>& v) : flat_(v.data()), n_(v.size()) {}  // NOLINT: implicit
+  VertexSpan(const PagedArray<T>& a)                                         // NOLINT
+      : flat_(a.flat_data()), pages_(a.page_table()), n_(a.size()) {}
+  const T& operator[](size_t i) const {
+    return flat_ ? flat_[i] : pages_[i >> PagedArray<T>::kPageBits][i & PagedArray<T>::kMask];
+  }
+  size_t size() const { return n_; }
+
+ private:
+  const T* flat_ = nullptr;
+  const T* const* pages_ = nullptr;
+  size_t n_ = 0;
+};
+
+}  // namespace weft

@@ -1,0 +1,141 @@
+// PagedArray: entries never written read as the fill, written ones as written; pages are
+// committed only where a write lands (a rank's block and scattered halo entries hold a few
+// pages, not the whole array); copies, swaps and reassignments keep or drop them exactly.
+// VertexSpan reads a PagedArray and a flat vector alike.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "core/paged_array.hpp"
+#include "core/types.hpp"
+
+using weft::PagedArray;
+using weft::Vec3;
+using weft::VertexSpan;
+
+namespace {
+constexpr size_t kPage = PagedArray<double>::kPageSize;
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+TEST(PagedArray, UnwrittenEntriesReadAsTheFillWithNoPageCommitted) {
+  PagedArray<double> a(100 * kPage + 7, kNan);
+  EXPECT_EQ(a.size(), 100 * kPage + 7);
+  EXPECT_EQ(a.committed_pages(), 0u);
+  const PagedArray<double>& c = a;
+  for (size_t i = 0; i < a.size(); i += 13) EXPECT_TRUE(std::isnan(a[i])) << i;
+  EXPECT_TRUE(std::isnan(c[a.size() - 1]));  // (the last, partial page)
+  EXPECT_EQ(a.committed_pages(), 0u);        // reads commit nothing
+}
+
+TEST(PagedArray, WritesLandInTheirOwnPageOnly) {
+  PagedArray<Vec3> a(50 * kPage, Vec3::Constant(kNan));
+  // An owned block of 3 pages (not page-aligned: 4 pages touched) and 5 scattered entries.
+  const size_t lo = 10 * kPage + 5, hi = lo + 3 * kPage;
+  for (size_t i = lo; i < hi; ++i) a.ref(i) = Vec3(double(i), 1.0, 2.0);
+  const size_t scattered[] = {0, 20 * kPage + 1, 20 * kPage + 2, 33 * kPage, 50 * kPage - 1};
+  for (size_t i : scattered) a.ref(i) = Vec3(-double(i), 0.0, 0.0);
+  EXPECT_EQ(a.committed_pages(), 4u + 4u);  // 20 * kPage + 1 and + 2 share a page
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool in_block = i >= lo && i < hi;
+    bool is_scattered = false;
+    for (size_t s : scattered) is_scattered = is_scattered || s == i;
+    if (in_block)
+      ASSERT_EQ(a[i], Vec3(double(i), 1.0, 2.0)) << i;
+    else if (is_scattered)
+      ASSERT_EQ(a[i], Vec3(-double(i), 0.0, 0.0)) << i;
+    else
+      ASSERT_TRUE(std::isnan(a[i][0]) && std::isnan(a[i][2])) << i;  // (the page's other entries too)
+  }
+  // Held: the committed pages, the fill page and the table, far below the flat array's.
+  EXPECT_LT(a.memory_bytes(), 10 * kPage * sizeof(Vec3));
+  EXPECT_LT(a.memory_bytes() * 5, a.size() * sizeof(Vec3));
+}
+
+TEST(PagedArray, ResettingAnEntryKeepsItsPageAndAssignDropsEveryPage) {
+  PagedArray<double> a(4 * kPage, kNan);
+  a.ref(kPage + 3) = 1.5;
+  a.ref(kPage + 3) = kNan;  // (what the halo does to last exchange's entries)
+  EXPECT_EQ(a.committed_pages(), 1u);
+  EXPECT_TRUE(std::isnan(a[kPage + 3]));
+  a.assign(2 * kPage, 7.0);
+  EXPECT_EQ(a.committed_pages(), 0u);
+  EXPECT_EQ(a.size(), 2 * kPage);
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], 7.0);
+}
+
+TEST(PagedArray, CopySwapAndConversionFromAFlatVector) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> flat(5 * kPage + 11);
+  for (double& v : flat) v = u(rng);
+  PagedArray<double> a(flat);
+  EXPECT_EQ(a.committed_pages(), 6u);
+  for (size_t i = 0; i < flat.size(); ++i) ASSERT_EQ(a[i], flat[i]);
+
+  PagedArray<double> b(3 * kPage, kNan);
+  b.ref(2 * kPage) = 4.0;
+  PagedArray<double> copy = b;  // deep: writing the copy leaves b alone
+  copy.ref(2 * kPage) = 5.0;
+  copy.ref(0) = 6.0;
+  EXPECT_EQ(b[2 * kPage], 4.0);
+  EXPECT_TRUE(std::isnan(b[0]));
+  EXPECT_EQ(copy.committed_pages(), 2u);
+  EXPECT_EQ(b.committed_pages(), 1u);
+
+  a.swap(b);  // (the line search's accept)
+  EXPECT_EQ(a.size(), 3 * kPage);
+  EXPECT_EQ(a[2 * kPage], 4.0);
+  EXPECT_EQ(b.size(), flat.size());
+  EXPECT_EQ(b[flat.size() - 1], flat.back());
+  b.ref(1) = 0.25;  // b's pages are still its own after the swap
+  EXPECT_EQ(b[1], 0.25);
+}
+
+TEST(VertexSpan, ReadsPagedAndFlatArraysAlikeAndSurvivesCopies) {
+  std::vector<Vec3> flat(3 * kPage + 2);
+  for (size_t i = 0; i < flat.size(); ++i) flat[i] = Vec3(double(i), -double(i), 0.5);
+  PagedArray<Vec3> paged(flat);
+  const VertexSpan<Vec3> from_flat(flat), from_paged(paged);
+  VertexSpan<Vec3> copied = from_flat;  // (a flat view points at its own member: fixed on copy)
+  VertexSpan<Vec3> assigned;
+  assigned = from_paged;
+  EXPECT_EQ(from_flat.size(), flat.size());
+  EXPECT_EQ(from_paged.size(), flat.size());
+  for (size_t i = 0; i < flat.size(); ++i) {
+    ASSERT_EQ(from_flat[i], flat[i]);
+    ASSERT_EQ(from_paged[i], flat[i]);
+    ASSERT_EQ(copied[i], flat[i]);
+    ASSERT_EQ(assigned[i], flat[i]);
+  }
+}
+
+TEST(PagedArray, ADenseArrayIsOneFlatBlockThatSpansReadAsAVector) {
+  PagedArray<double> a;
+  a.assign(3 * kPage + 5, kNan, /*dense=*/true);
+  ASSERT_NE(a.flat_data(), nullptr);
+  EXPECT_EQ(a.committed_pages(), 4u);
+  for (size_t i = 0; i < a.size(); ++i) a.ref(i) = double(i);
+  EXPECT_EQ(a.committed_pages(), 4u);  // (writes commit nothing more)
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.flat_data()[i], double(i));
+  const VertexSpan<double> s(a);
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(s[i], double(i));
+  PagedArray<double> copy = a;  // a copy stays dense and deep
+  ASSERT_NE(copy.flat_data(), nullptr);
+  ASSERT_NE(copy.flat_data(), a.flat_data());
+  copy.ref(7) = -1.0;
+  EXPECT_EQ(a[7], 7.0);
+  EXPECT_EQ(copy.flat_data()[7], -1.0);
+  PagedArray<double> paged(2 * kPage, kNan);
+  paged.swap(a);
+  EXPECT_EQ(a.flat_data(), nullptr);
+  ASSERT_NE(paged.flat_data(), nullptr);
+  EXPECT_EQ(paged[3 * kPage + 4], double(3 * kPage + 4));
+  a.assign(kPage, 0.0);  // reassigned paged
+  EXPECT_EQ(a.flat_data(), nullptr);
+  EXPECT_EQ(a.committed_pages(), 0u);
+}

@@ -285,7 +285,7 @@ class ContactModel {
   const ActivePrimitives* active_ = nullptr;
   mutable ActivePrimitives all_;             // the whole surface (no active lists given) ...
   mutable bool all_built_ = false;           // ... once act() has needed it
-  // The entries the last pass wrote in the full-length scratch arrays, reset to NaN / empty
+  // The entries the last pass wrote in the per-vertex scratch arrays, reset to NaN / empty
   // by the next one (so passes cost O(active), not O(surface)).
   std::vector<int> swept_filled_, skin_filled_;
   PagedArray<char> skin_mark_;

@@ -25,12 +25,13 @@
 // so the partner's grown box overlaps that run box and the partner's owner sent it in C. Boxes are compared with a small extra margin, so rounding
 // can only send more, never less.
 //
-// The result is a full-length array (solver order) with every vertex this rank may need and
-// NaN everywhere else; the broad phase never pairs a primitive with a non-finite box, so a
-// rank's candidate set is exactly the set it would get from all positions. Positions travel
-// as bits, so pair sets, energies and steps do not depend on the rank count.
+// The result is an array by solver id with every vertex this rank may need and NaN everywhere
+// else; the broad phase never pairs a primitive with a non-finite box, so a rank's candidate
+// set is exactly the set it would get from all positions. Positions travel as bits, so pair
+// sets, energies and steps do not depend on the rank count.
 //
-// O(local): the full-length array is storage only (the scene is still whole). An exchange
+// O(local): the array is paged (core/paged_array.hpp): the rank holds the pages its owned
+// block and the received vertices fall in, every other entry reads NaN. An exchange
 // resets only the entries the previous one filled, and lists what it filled (known(): the
 // owned block and the received vertices) and the surface primitives whose vertices are all
 // known (active()), so the broad phase, CCD, line-search updates and every other

@@ -678,13 +678,14 @@ void ContactModel::update_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3
       }
       const double sv = (vhi_[i] - vlo_[i]).maxCoeff();
       const double grow = large ? std::min(skin0 + kSkinLargeStep * sv, skin_max_growth_) : skin0 + sv;
+      Vec3 &sx = skin_x_.ref(v), &sdx = skin_dx_.ref(v), &slo = skin_lo_.ref(v), &shi = skin_hi_.ref(v);
       for (int k = 0; k < 3; ++k) {
-        skin_x_.ref(v)[k] = vlo_[i][k] - grow;
-        skin_dx_.ref(v)[k] = (vhi_[i][k] + grow) - skin_x_[v][k];
+        sx[k] = vlo_[i][k] - grow;
+        sdx[k] = (vhi_[i][k] + grow) - sx[k];
         // The box the broad phase will use for this vertex, bit for bit.
-        const double a = skin_x_[v][k], e = skin_x_[v][k] + skin_dx_[v][k];
-        skin_lo_.ref(v)[k] = std::min(a, e);
-        skin_hi_.ref(v)[k] = std::max(a, e);
+        const double a = sx[k], e = sx[k] + sdx[k];
+        slo[k] = std::min(a, e);
+        shi[k] = std::max(a, e);
       }
     };
     // Usually only a handful of vertices leave their skin boxes (drape_default: 1-80 of

@@ -16,7 +16,6 @@
 // vectors).
 #pragma once
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -67,9 +66,6 @@ class PagedArray {
       for (size_t p = 0; p < pages_.size(); ++p) pages_[p] = block.get() + p * kPageSize;
       flat_ = block.get();
       committed_.push_back(std::move(block));
-      dense_pages_ = pages_.size();
-    } else {
-      dense_pages_ = 0;
     }
   }
   // The entries as one contiguous block (assigned dense), else null.
@@ -93,11 +89,10 @@ class PagedArray {
     committed_.swap(o.committed_);
     fill_page_.swap(o.fill_page_);
     std::swap(flat_, o.flat_);
-    std::swap(dense_pages_, o.dense_pages_);
   }
 
   // Pages written so far and the bytes held (page table + committed pages + the fill page).
-  size_t committed_pages() const { return committed_.size() + (dense_pages_ ? dense_pages_ - 1 : 0); }
+  size_t committed_pages() const { return flat_ ? pages_.size() : committed_.size(); }
   size_t memory_bytes() const {
     return pages_.capacity() * sizeof(T*) + committed_.capacity() * sizeof(committed_[0]) +
            (committed_pages() + (fill_page_ ? 1 : 0)) * kPageSize * sizeof(T);
@@ -117,8 +112,7 @@ class PagedArray {
   std::vector<T*> pages_;                       // page p: committed, or fill_page_
   std::vector<std::unique_ptr<T[]>> committed_;
   std::unique_ptr<T[]> fill_page_;
-  T* flat_ = nullptr;  // the dense block (assign(..., true)), committed_[0]
-  size_t dense_pages_ = 0;   // its pages
+  T* flat_ = nullptr;  // the dense block (assign(..., true)), committed_[0]: every page
 };
 
 // Read-only view of per-vertex values: a flat block (a std::vector, or a dense PagedArray)

@@ -460,6 +460,7 @@ struct BroadPhase::Impl {
   std::vector<int> vt_start, vt, ve_start, ve;
   bool adjacency_valid = false;
   const CollisionSurface* adjacency_of = nullptr;  // the surface the adjacency is of
+  long listed_version = 0;  // the active lists' version the slots (list + extra) hold
   Query q;
   // This query's primitives per set, as slots.
   SlotRange sel[kSets];
@@ -790,6 +791,7 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
     m.snapshot[kEdge] = act->edges;
     m.snapshot[kTri] = act->triangles;
     for (int k = 0; k < kKinds; ++k) m.list[k] = {m.snapshot[k].data(), static_cast<int>(m.snapshot[k].size())};
+    m.listed_version = act->version;
   } else {
     for (std::vector<int>& l : m.snapshot) l.clear();
     m.snapshot[kPoint] = s.vertices.to_vector();  // (the whole surface: O(surface) anyway)
@@ -998,6 +1000,26 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>&
     for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.fresh[kTri].push_back(m.slot_or_append(kTri, m.vt[j]));
     for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j)
       m.fresh[kEdge].push_back(m.slot_or_append(kEdge, m.ve[j]));
+  }
+  // Primitives the active lists took up since the build (or the last update) with no vertex
+  // among `moved`: a rank's halo lists the partners other ranks sent, and one can arrive
+  // whose vertices were already known. Each is taken as moved. A walk over the sorted lists
+  // against the build's (O(listed), only after the lists changed: never at one rank).
+  if (active_ && active_->version != m.listed_version) {
+    const std::vector<int>* now[kKinds];
+    now[kPoint] = &active_->points, now[kEdge] = &active_->edges, now[kTri] = &active_->triangles;
+    for (int k = 0; k < kKinds; ++k) {
+      const KindList& built = m.list[k];
+      int j = 0;
+      for (int id : *now[k]) {
+        while (j < built.n && built.id(j) < id) ++j;
+        if (j < built.n && built.id(j) == id) continue;
+        const size_t before = m.box[k].size();
+        const int sl = m.slot_or_append(k, id);
+        if (m.box[k].size() != before) m.fresh[k].push_back(sl);  // (appended now: not listed before)
+      }
+    }
+    m.listed_version = active_->version;
   }
   for (std::vector<int>& l : m.fresh) {
     std::sort(l.begin(), l.end());

@@ -100,9 +100,13 @@ struct PairPredicate {
 // halo), never O(surface)), and its arrays (boxes, levels, flags) are indexed by position
 // in these lists, so their length is the rank's, not the surface's. points: surface vertex
 // ids; edges: edge indices (triangle edges and segments); triangles: triangle indices.
-// Every vertex of a listed edge or triangle must be a listed point.
+// Every vertex of a listed edge or triangle must be a listed point. `version` changes
+// whenever the lists do: an update_swept after a change takes up, as moved, every listed
+// primitive its build did not list (a primitive can be listed anew with none of its
+// vertices new or moved: the halo lists the partners other ranks sent).
 struct ActivePrimitives {
   std::vector<int> points, edges, triangles;
+  long version = 0;
 };
 
 class BroadPhase {

@@ -628,7 +628,11 @@ void ContactModel::update_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3
     skin_valid_ = false;
     ++timers_.swept_shrinks;
   }
-  if (!skin_valid_ || !skin_moved_.empty()) {
+  // (A halo can list a primitive anew with none of its vertices new or moved: a partner
+  // another rank sent once it came within reach. The skin set, built or updated on the
+  // lists of its time, is then updated too: BroadPhase::update_swept takes it up.)
+  const bool relisted = active_ && active_->version != skin_lists_version_;
+  if (!skin_valid_ || !skin_moved_.empty() || relisted) {
     // Large steps (the first Newton iterations of a time step): the next query rarely fits
     // a skin grown by this whole step, and such a skin set is huge.
     const bool large = !(step <= kSkinMaxStep * params_.dhat) || !(kSkin * params_.dhat + step <= skin_max_growth_);
@@ -708,6 +712,7 @@ void ContactModel::update_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3
       updated = skin_phase_.update_swept(surface_, skin_x_, skin_dx_, params_.dhat, point_filter(), edge_filter(),
                                          &kinematic_, skin_moved_, skin_added_);
       if (updated) {
+        if (active_) skin_lists_version_ = active_->version;
         // The added pairs go to a small set of their own (those new to the skin set: the
         // update reports every pair of a moved primitive), which the filter below merges on
         // the fly: re-merging the whole skin set (1.2M pairs on the soft drape) on every
@@ -730,6 +735,7 @@ void ContactModel::update_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3
       skin_delta_.clear();
       count_broad(skin_phase_);
       skin_valid_ = true;
+      if (active_) skin_lists_version_ = active_->version;
       ++timers_.swept_rebuilds;
     }
   }

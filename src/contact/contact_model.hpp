@@ -272,6 +272,7 @@ class ContactModel {
                                                            // position in the active lists)
   PagedArray<int> query_slot_[3];          // scratch: surface index -> that position (-1 outside)
   bool skin_valid_ = false;
+  long skin_lists_version_ = 0;            // the active lists' version the skin set was built / updated on
   void fold_skin_delta();
   size_t swept_last_ = 0;                    // the last query's swept set size (skin shrink)
   double skin_max_growth_ = std::numeric_limits<double>::infinity();  // see kSkinMaxGrowthPerEdge

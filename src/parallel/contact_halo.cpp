@@ -7,8 +7,6 @@
 #include <cmath>
 #include <limits>
 
-#include "core/gallop.hpp"
-
 namespace weft {
 namespace {
 
@@ -58,18 +56,6 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
 
     mark_.assign(nv, false);
     known_mark_.assign(nv, false);
-    // The triangles by smallest vertex, the one the active lists find a triangle from (each
-    // triangle once), ascending ids within a vertex: a counting sort whose offsets are
-    // dropped (update_known finds a vertex's run by search; edges are sorted by first vertex
-    // already): 8 bytes a vertex less on every rank than offset tables (issue 20).
-    auto smallest = [](const Tri& t) { return std::min(t[0], std::min(t[1], t[2])); };
-    std::vector<int> start(static_cast<size_t>(nv) + 1, 0);
-    for (const Tri& t : surface_.triangles) ++start[smallest(t) + 1];
-    for (int v = 0; v < nv; ++v) start[v + 1] += start[v];
-    std::vector<int> vt(start[nv]);
-    for (size_t t = 0; t < surface_.triangles.size(); ++t) vt[start[smallest(surface_.triangles[t])]++] = static_cast<int>(t);
-    start = std::vector<int>();
-    vt_ = IdRuns(vt);
   }
   if (ranks_ > 1) fixed_ = make_pattern(support_);
   if (ranks_ == 1) {
@@ -282,17 +268,20 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     const int* v;
     int n;
     double xi;
+    int kind, id;  // (the active list it joins on the receiver: kTriangle / kEdge / kParticle)
   };
   std::vector<Prim> prims;
   prims.reserve(own_triangles_.size() + own_edges_.size() + own_particles_.size());
-  for (int t : own_triangles_) prims.push_back({surface_.triangles[t].data(), 3, surface_.triangle_offset(t)});
-  for (int e : own_edges_) prims.push_back({surface_.edges[e].data(), 2, surface_.edge_offset(e)});
-  for (const int& v : own_particles_) prims.push_back({&v, 1, surface_.point_offset(v)});
+  for (int t : own_triangles_)
+    prims.push_back({surface_.triangles[t].data(), 3, surface_.triangle_offset(t), kTriangle, t});
+  for (int e : own_edges_) prims.push_back({surface_.edges[e].data(), 2, surface_.edge_offset(e), kEdge, e});
+  for (const int& v : own_particles_) prims.push_back({&v, 1, surface_.point_offset(v), kParticle, v});
   std::vector<Box> pbox(prims.size());
   for (size_t i = 0; i < prims.size(); ++i) pbox[i] = grown(prims[i].v, prims[i].n, prims[i].xi);
   const size_t len = run_length(prims.size());
 
   std::vector<std::vector<int>> send_ids(ranks_);
+  std::vector<std::vector<int>> send_prims(ranks_);  // (kind, id) of each primitive sent
   std::vector<const Box*> near;
   for (int r = 0; r < ranks_; ++r) {
     if (r == rank_) continue;
@@ -314,6 +303,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
             break;
           }
         if (!hit) continue;
+        send_prims[r].push_back(prims[i].kind);
+        send_prims[r].push_back(prims[i].id);
         for (int a = 0; a < prims[i].n; ++a) {
           const int v = prims[i].v[a];
           if (mark_[v]) continue;
@@ -353,6 +344,17 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     received_x_.push_back(v);
     if (pf) received_p_.push_back(v);
   }
+  // The primitives themselves, as (kind, id) pairs: with the own ones, what this rank's
+  // broad phase pairs (update_known).
+  std::vector<int> psc(ranks_), psd(ranks_, 0), prc(ranks_), prd(ranks_, 0);
+  for (int r = 0; r < ranks_; ++r) psc[r] = static_cast<int>(send_prims[r].size());
+  MPI_Alltoall(psc.data(), 1, MPI_INT, prc.data(), 1, MPI_INT, comm_);
+  for (int r = 1; r < ranks_; ++r) psd[r] = psd[r - 1] + psc[r - 1], prd[r] = prd[r - 1] + prc[r - 1];
+  std::vector<int> sprims(psd[ranks_ - 1] + psc[ranks_ - 1]);
+  for (int r = 0; r < ranks_; ++r) std::copy(send_prims[r].begin(), send_prims[r].end(), sprims.begin() + psd[r]);
+  received_prims_.resize(prd[ranks_ - 1] + prc[ranks_ - 1]);
+  MPI_Alltoallv(sprims.data(), psc.data(), psd.data(), MPI_INT, received_prims_.data(), prc.data(), prd.data(),
+                MPI_INT, comm_);
   stats_.box_received = nr;
   update_known();
   if (timers_) {
@@ -377,42 +379,46 @@ void ContactHalo::update_known() {
   known_.insert(known_.end(), extra.begin(), split);
   for (int v = lo; v < hi; ++v) known_.push_back(v), known_mark_[v] = 1;
   known_.insert(known_.end(), split, extra.end());
-  // The primitives whose vertices are all known, each found once: a triangle from its
-  // smallest vertex, an edge {a, b} from a (ascending edge ids). active_.points ascends, so
-  // each vertex's run (of vt_, of the triangle edges, of the segments) is found by a
-  // galloping search from where the previous one ended: O(known log gap), never O(surface).
-  active_.points.clear();
-  active_.triangles.clear();
-  active_.edges.clear();
+  // The primitives this rank's broad phase pairs, each list ascending. Points: every known
+  // surface vertex (the vertices of every listed edge and triangle among them, as the broad
+  // phase requires: the skin sets track their moves). Edges and triangles: its own (their
+  // other vertices arrive in part A) and those other ranks sent in part C. One whose
+  // vertices are all known but that nobody sent (they came with other primitives) is left
+  // out: every pair this rank keeps has an own side (its point, first edge or smaller
+  // particle) whose grown box lies in this rank's run boxes, so its partner was sent (the
+  // header's completeness argument); leaving out the rest drops only pairs the ownership
+  // filters drop, and the kept pairs keep their order (the broad phase sorts by list
+  // position; the lists ascend by id). O(known + own + received): no table of the
+  // primitives on a vertex. The lists are made aside and the version moves only when they
+  // differ (what caches pairs across exchanges looks for primitives listed anew then).
+  ActivePrimitives& next = next_active_;
+  next.points.clear();
   RunInts::Cursor object(surface_.vertex_object);  // (known_ ascends: O(1) reads within a run)
   for (int v : known_)
-    if (object[v] >= 0) active_.points.push_back(v);
-  IdRuns::Cursor vt(vt_);  // (reads ascend: O(1) each within a run)
-  auto smallest = [&](size_t j) {
-    const Tri& t = surface_.triangles[vt[static_cast<int>(j)]];
-    return std::min(t[0], std::min(t[1], t[2]));
-  };
-  size_t j = 0;
-  for (int v : active_.points) {
-    j = gallop(j, vt_.size(), v, smallest);
-    for (; j < vt_.size() && smallest(j) == v; ++j) {
-      const int tj = vt[static_cast<int>(j)];
-      const Tri& t = surface_.triangles[tj];  // (v is its smallest vertex)
-      if (known_mark_[t[0]] && known_mark_[t[1]] && known_mark_[t[2]]) active_.triangles.push_back(tj);
-    }
+    if (object[v] >= 0) next.points.push_back(v);
+  next.triangles = own_triangles_;
+  next.edges = own_edges_;
+  const size_t nt = next.triangles.size(), ne = next.edges.size();
+  for (size_t i = 0; i + 1 < received_prims_.size(); i += 2) {
+    const int id = received_prims_[i + 1];
+    if (received_prims_[i] == kTriangle) next.triangles.push_back(id);
+    if (received_prims_[i] == kEdge) next.edges.push_back(id);
+    // (a particle is a known surface vertex: listed above)
   }
-  std::sort(active_.triangles.begin(), active_.triangles.end());
-  const size_t nte = surface_.num_triangle_edges, ne = surface_.edges.size();
-  auto first_vertex = [&](size_t e) { return surface_.edges[e][0]; };
-  size_t e = 0;
-  for (int v : active_.points)
-    for (e = gallop(e, nte, v, first_vertex); e < nte && first_vertex(e) == v; ++e)
-      if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(static_cast<int>(e));
-  e = nte;
-  if (ne > nte)
-    for (int v : active_.points)
-      for (e = gallop(e, ne, v, first_vertex); e < ne && first_vertex(e) == v; ++e)
-        if (known_mark_[surface_.edges[e][1]]) active_.edges.push_back(static_cast<int>(e));
+  // (Own lists ascend; the received ones follow, sorted, then merged in.)
+  auto merge = [](std::vector<int>& a, size_t own) {
+    std::sort(a.begin() + static_cast<std::ptrdiff_t>(own), a.end());
+    std::inplace_merge(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(own), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+  };
+  merge(next.triangles, nt);
+  merge(next.edges, ne);
+  if (next.points != active_.points || next.triangles != active_.triangles || next.edges != active_.edges) {
+    std::swap(active_.points, next.points);
+    std::swap(active_.triangles, next.triangles);
+    std::swap(active_.edges, next.edges);
+    ++active_.version;
+  }
 }
 
 void ContactHalo::keep(const std::vector<int>& ids) {

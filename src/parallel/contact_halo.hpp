@@ -33,9 +33,12 @@
 // O(local): the array is paged (core/paged_array.hpp): the rank holds the pages its owned
 // block and the received vertices fall in, every other entry reads NaN. An exchange
 // resets only the entries the previous one filled, and lists what it filled (known(): the
-// owned block and the received vertices) and the surface primitives whose vertices are all
-// known (active()), so the broad phase, CCD, line-search updates and every other
-// per-iteration pass run over those lists: O(owned + halo), never O(surface).
+// owned block and the received vertices) and the primitives the broad phase may pair
+// (active(): the known surface vertices, and the rank's own edges and triangles and those
+// sent to it in C, by id beside their vertices), so the
+// broad phase, CCD, line-search updates and every other per-iteration pass run over those
+// lists: O(owned + halo), never O(surface); finding them needs no table of the primitives
+// on a vertex.
 #pragma once
 #include <mpi.h>
 
@@ -84,8 +87,10 @@ class ContactHalo {
   // exchange, the owned block.
   const std::vector<int>& known() const { return known_; }
   bool is_known(int v) const { return ranks_ == 1 || known_mark_[v]; }
-  // The surface primitives whose vertices are all known (each list ascending): every
-  // primitive the broad phase can pair on this rank's positions.
+  // The primitives this rank's broad phase pairs (each list ascending): every known
+  // surface vertex as a point; its own edges and triangles and those other ranks sent in
+  // the last exchange (their vertices are all known). An edge or triangle whose vertices
+  // are known but that nobody sent is not listed: no pair this rank keeps needs it.
   const ActivePrimitives& active() const { return active_; }
 
   // Exchanges, keep and fetch are timed into `t` (ContactPhase::Halo; received vertices
@@ -110,7 +115,7 @@ class ContactHalo {
   void run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned, PagedArray<Vec3>& xf,
                    PagedArray<Vec3>* pf);
   void reset(PagedArray<Vec3>& xf, PagedArray<Vec3>* pf);
-  void update_known();  // known_ and active_ from the owned block and received_x_
+  void update_known();  // known_ and active_ from the owned block, received_x_ and received_prims_
   Box vertex_box(int v, const PagedArray<Vec3>& xf, const PagedArray<Vec3>* pf) const;
 
   const CollisionSurface& surface_;
@@ -131,13 +136,10 @@ class ContactHalo {
   std::vector<bool> known_mark_;  // in known_
   std::vector<int> known_;
   ActivePrimitives active_;
-  // The surface's triangles sorted by their smallest vertex (ascending ids within a vertex):
-  // with the edges, sorted by (a, b) (triangle edges, then segments), what update_known
-  // searches for a known vertex's triangles and edges (no per-vertex offset tables). As
-  // runs of consecutive triangle ids (core/run_ints.hpp: in case order a grid's triangles by
-  // smallest vertex are consecutive along each row segment of a rank's block), not 8 bytes
-  // a cloth vertex on every rank.
-  IdRuns vt_;
+  ActivePrimitives next_active_;  // scratch: the lists update_known makes, kept when unchanged
+  // The primitives the last exchange's part C brought, as (kind, id) pairs.
+  enum : int { kTriangle = 0, kEdge = 1, kParticle = 2 };
+  std::vector<int> received_prims_;
   std::vector<Box> my_boxes_, all_boxes_;
   std::vector<int> box_counts_, box_displs_;
   Stats stats_;

@@ -3,7 +3,7 @@
 // finds on ALL positions with the same ownership filters: proximity at x and swept over
 // [x, x + p], for a contiguous (partition-like) numbering and for a scattered one. Values
 // travel as bits; fetch and keep deliver the vertices asked for. The halo's lists (known():
-// the finite entries; active(): the primitives whose vertices are all known) are exact, and
+// the finite entries; active(): the own primitives and the partners other ranks sent) hold, and
 // a broad phase restricted to them (O(owned + halo) loops) finds the same pairs, over a
 // sequence of exchanges whose lists change (stale entries must not survive).
 #include <gtest/gtest.h>
@@ -105,25 +105,49 @@ std::vector<long> global_counts(const weft::Candidates& c) {
   return t;
 }
 
-// known() lists exactly the finite entries of xf, active() exactly the surface primitives
-// whose vertices are all finite.
-void expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf, const weft::PagedArray<Vec3>& xf) {
+// known() lists exactly the finite entries of xf, active().points exactly the finite
+// surface vertices. active()'s edges and triangles (ascending, unique) hold every one this
+// rank owns (first vertex in its range) and otherwise only ones whose vertices are all
+// finite, from the partners other ranks sent: at one rank the whole surface. Returns how
+// many edges and triangles had all their vertices finite (what lists by known vertices
+// would hold) plus the points.
+size_t expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf, const weft::PagedArray<Vec3>& xf,
+                    int lo, int hi) {
   std::vector<int> known;
   for (size_t v = 0; v < xf.size(); ++v)
     if (std::isfinite(xf[v][0])) known.push_back(static_cast<int>(v));
-  ASSERT_EQ(halo.known(), known);
+  EXPECT_EQ(halo.known(), known);
   auto fin = [&](int v) { return std::isfinite(xf[v][0]); };
-  weft::ActivePrimitives want;
+  auto mine = [&](int v) { return v >= lo && v < hi; };
+  const weft::ActivePrimitives& act = halo.active();
+  for (const std::vector<int>* l : {&act.points, &act.triangles, &act.edges})
+    EXPECT_TRUE(std::adjacent_find(l->begin(), l->end(), std::greater_equal<int>()) == l->end()) << "not ascending";
+  auto listed = [](const std::vector<int>& l, int id) { return std::binary_search(l.begin(), l.end(), id); };
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<int> points;
   for (int v : surf.vertices)
-    if (fin(v)) want.points.push_back(v);
-  for (size_t t = 0; t < surf.triangles.size(); ++t)
-    if (fin(surf.triangles[t][0]) && fin(surf.triangles[t][1]) && fin(surf.triangles[t][2]))
-      want.triangles.push_back(static_cast<int>(t));
-  for (size_t e = 0; e < surf.edges.size(); ++e)
-    if (fin(surf.edges[e][0]) && fin(surf.edges[e][1])) want.edges.push_back(static_cast<int>(e));
-  ASSERT_EQ(halo.active().points, want.points);
-  ASSERT_EQ(halo.active().triangles, want.triangles);
-  ASSERT_EQ(halo.active().edges, want.edges);
+    if (fin(v)) points.push_back(v);
+  EXPECT_EQ(act.points, points) << "the points are the known surface vertices";
+  size_t finite = points.size();
+  for (size_t t = 0; t < surf.triangles.size(); ++t) {
+    const weft::Tri& tr = surf.triangles[t];
+    finite += fin(tr[0]) && fin(tr[1]) && fin(tr[2]);
+    if (mine(tr[0]) || ranks == 1) {
+      EXPECT_TRUE(listed(act.triangles, int(t))) << "own triangle " << t;
+    }
+  }
+  for (int t : act.triangles)
+    for (int v : surf.triangles[t]) EXPECT_TRUE(fin(v)) << "triangle " << t << " listed without its vertex " << v;
+  for (size_t e = 0; e < surf.edges.size(); ++e) {
+    finite += fin(surf.edges[e][0]) && fin(surf.edges[e][1]);
+    if (mine(surf.edges[e][0]) || ranks == 1) {
+      EXPECT_TRUE(listed(act.edges, int(e))) << "own edge " << e;
+    }
+  }
+  for (int e : act.edges)
+    for (int v : surf.edges[e]) EXPECT_TRUE(fin(v)) << "edge " << e << " listed without its vertex " << v;
+  return finite;
 }
 
 void check_layout(bool scatter, bool codim = false) {
@@ -165,11 +189,19 @@ void check_layout(bool scatter, bool codim = false) {
   bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "proximity");
-  expect_lists(halo, surf, xf);
+  const size_t by_known = expect_lists(halo, surf, xf, lo, hi);
   local.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
   expect_same(full, listed, "proximity over the active lists");
   const weft::ActivePrimitives& act = halo.active();
   EXPECT_EQ(local.last_stats().boxed, act.points.size() + act.edges.size() + act.triangles.size());
+  // Listed: the own primitives and the partners sent, fewer than every primitive whose
+  // vertices arrived (those of the sent primitives' vertices' other primitives).
+  EXPECT_LE(local.last_stats().boxed, by_known);
+  long sums[2] = {long(local.last_stats().boxed), long(by_known)}, total_sums[2] = {0, 0};
+  MPI_Allreduce(sums, total_sums, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (ranks > 1 && !scatter) {
+    EXPECT_LT(total_sums[0], total_sums[1]) << "every primitive on a known vertex was listed";
+  }
   if (ranks > 1 && !scatter) {
     EXPECT_LT(local.last_stats().boxed, bp.last_stats().boxed) << "a rank boxed the whole surface";
   }
@@ -202,7 +234,7 @@ void check_layout(bool scatter, bool codim = false) {
   bp.find_swept(surf, s.x, s.p, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "swept");
-  expect_lists(halo, surf, xf);
+  expect_lists(halo, surf, xf, lo, hi);
   local.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, listed);
   expect_same(full, listed, "swept over the active lists");
   if (codim) {
@@ -218,7 +250,7 @@ void check_layout(bool scatter, bool codim = false) {
   int known2 = 0;
   for (int v = 0; v < nv; ++v) known2 += std::isfinite(xf[v][0]) ? 1 : 0;
   EXPECT_EQ(known2, known);
-  expect_lists(halo, surf, xf);
+  expect_lists(halo, surf, xf, lo, hi);
   bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
   local.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
   expect_same(full, listed, "proximity over the active lists, after a swept query");

@@ -505,6 +505,59 @@ TEST(BroadPhase, UpdateAfterTheListsGrew) {
   EXPECT_TRUE(a.pt == b.pt && a.ee == b.ee);
 }
 
+// A swept build's update after the caller's lists took up edges and triangles whose
+// vertices were all listed already (a halo lists the partners other ranks send, and one can
+// arrive with no new or moved vertex): with the lists' version changed they are taken as
+// moved, so the build's pairs and the update's together are a fresh build's on the new
+// lists; with the version unchanged nothing tells the update, and their pairs are missing.
+TEST(BroadPhase, UpdateTakesUpPrimitivesListedAnew) {
+  const Mesh m = random_soup(53, 40, 20, 0.03, 3);
+  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()));
+  const int nv = int(m.x.size());
+  const double infl = 0.004;
+  const std::vector<Vec3> dx = random_dx(13, m.x.size(), 0.01, 0.03, 0.3);
+  const std::vector<char> known(nv, 1);
+  const ActivePrimitives all = lists_of_known(s, known);
+  ActivePrimitives act = all;  // every point; one edge and triangle in 8 left out
+  act.edges.clear(), act.triangles.clear();
+  for (size_t i = 0; i < all.edges.size(); ++i)
+    if (i % 8 != 3) act.edges.push_back(all.edges[i]);
+  for (size_t i = 0; i < all.triangles.size(); ++i)
+    if (i % 8 != 5) act.triangles.push_back(all.triangles[i]);
+  BroadPhase listed, stale_lists, fresh;
+  listed.set_active(&act);
+  stale_lists.set_active(&act);
+  Candidates built, built2, added, added2, want;
+  listed.find_swept(s, m.x, dx, infl, nullptr, nullptr, nullptr, built);
+  stale_lists.find_swept(s, m.x, dx, infl, nullptr, nullptr, nullptr, built2);
+  ActivePrimitives grown = all;
+  fresh.set_active(&grown);
+  fresh.find_swept(s, m.x, dx, infl, nullptr, nullptr, nullptr, want);
+  ASSERT_GT(want.size(), built.size() + 10) << "the left-out primitives must have pairs";
+  const std::vector<int> none;
+  act = all;  // the lists grow ...
+  ++act.version;
+  ASSERT_TRUE(listed.update_swept(s, m.x, dx, infl, nullptr, nullptr, nullptr, none, added));
+  auto merged = [](const Candidates& a, const Candidates& b) {
+    Candidates c = a;
+    c.pt.insert(c.pt.end(), b.pt.begin(), b.pt.end());
+    c.ee.insert(c.ee.end(), b.ee.begin(), b.ee.end());
+    auto unique_sorted = [](auto& l) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+    };
+    unique_sorted(c.pt);
+    unique_sorted(c.ee);
+    return c;
+  };
+  const Candidates got = merged(built, added);
+  EXPECT_TRUE(got.pt == want.pt && got.ee == want.ee);
+  // ... and without the version: the update cannot tell.
+  --act.version;
+  ASSERT_TRUE(stale_lists.update_swept(s, m.x, dx, infl, nullptr, nullptr, nullptr, none, added2));
+  EXPECT_LT(merged(built2, added2).size(), want.size());
+}
+
 // A rank's broad phase holds O(its active primitives), never arrays the length of the
 // whole surface (issue 20): on a 256^2 cloth of which a rank knows a 20 x 20 patch, the
 // memory after proximity and swept queries stays within a bound per listed primitive that

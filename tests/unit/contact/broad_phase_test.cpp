@@ -220,6 +220,18 @@ std::vector<Vec3> random_dx(unsigned seed, size_t n, double scale, double fast_f
   return dx;
 }
 
+// A random soup of 40 triangles in 4 objects, its surface and swept steps (a few fast):
+// the update tests' scene.
+struct SweptSoup {
+  Mesh m;
+  CollisionSurface s;
+  std::vector<Vec3> dx;
+  SweptSoup(unsigned seed, unsigned dx_seed)
+      : m(random_soup(seed, 40, 20, 0.03, 3)),
+        s(build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()))),
+        dx(random_dx(dx_seed, m.x.size(), 0.01, 0.03, 0.3)) {}
+};
+
 }  // namespace
 
 TEST(BroadPhase, RandomSoupProximityMatchesBruteForce) {
@@ -470,11 +482,12 @@ TEST(BroadPhase, ActiveListsMatchNaNPositions) {
 // the new vertices come in as moved, and their pairs are found exactly as by a broad phase
 // without lists on positions NaN outside the known vertices.
 TEST(BroadPhase, UpdateAfterTheListsGrew) {
-  const Mesh m = random_soup(47, 40, 20, 0.03, 3);
-  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()));
+  const SweptSoup soup(47, 11);
+  const Mesh& m = soup.m;
+  const CollisionSurface& s = soup.s;
+  const std::vector<Vec3>& dx = soup.dx;
   const int nv = int(m.x.size());
   const double infl = 0.004;
-  const std::vector<Vec3> dx = random_dx(11, m.x.size(), 0.01, 0.03, 0.3);
   const Vec3 nan = Vec3::Constant(std::nan(""));
   std::vector<char> known(nv, 0);
   for (int v = 0; v < nv; ++v) known[v] = m.x[v][0] < 0.5;
@@ -511,11 +524,12 @@ TEST(BroadPhase, UpdateAfterTheListsGrew) {
 // moved, so the build's pairs and the update's together are a fresh build's on the new
 // lists; with the version unchanged nothing tells the update, and their pairs are missing.
 TEST(BroadPhase, UpdateTakesUpPrimitivesListedAnew) {
-  const Mesh m = random_soup(53, 40, 20, 0.03, 3);
-  const CollisionSurface s = build_collision_surface(m.tris, m.obj, {0.001, 0.0, 0.003, 0.0}, int(m.x.size()));
+  const SweptSoup soup(53, 13);
+  const Mesh& m = soup.m;
+  const CollisionSurface& s = soup.s;
+  const std::vector<Vec3>& dx = soup.dx;
   const int nv = int(m.x.size());
   const double infl = 0.004;
-  const std::vector<Vec3> dx = random_dx(13, m.x.size(), 0.01, 0.03, 0.3);
   const std::vector<char> known(nv, 1);
   const ActivePrimitives all = lists_of_known(s, known);
   ActivePrimitives act = all;  // every point; one edge and triangle in 8 left out

@@ -447,8 +447,9 @@ struct BroadPhase::Impl {
   // Incremental updates (update_swept): the frame of the last swept build, whether its
   // grids are current (the A sides of asymmetric rules then hold every owned primitive),
   // the primitives (slots) whose box changed since (their grid entries are stale: paired
-  // through grids of their own) and the vertex -> triangle / edge adjacency of the
-  // surface (CSR by surface index, built by the first update on that surface).
+  // through grids of their own) and the vertex -> triangle / edge adjacency of the build's
+  // lists (CSR by point slot, entries slots; built by the first update after a build, so
+  // O(listed), never O(surface)), with the primitives appended since by (vertex, slot).
   Frame frame;
   double level_cap = 0.0;  // level_of's cap of that build
   bool updatable = false;
@@ -458,8 +459,10 @@ struct BroadPhase::Impl {
   std::vector<char> stale[kKinds];
   std::vector<int> stale_list[kKinds], fresh[kKinds];
   std::vector<int> vt_start, vt, ve_start, ve;
+  std::vector<std::pair<int, int>> extra_adj[kKinds];  // (vertex id, slot), sorted
+  PagedArray<int> point_slot;     // vertex id -> slot in the build's points (-1: not listed)
+  std::vector<int> point_slot_set;  // the vertices it holds a slot for (reset at a rebuild)
   bool adjacency_valid = false;
-  const CollisionSurface* adjacency_of = nullptr;  // the surface the adjacency is of
   long listed_version = 0;  // the active lists' version the slots (list + extra) hold
   Query q;
   // This query's primitives per set, as slots.
@@ -766,9 +769,8 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
   out.clear();
   stats_ = Stats{};
   m.updatable = false;
-  if (m.adjacency_of != &s || m.vt_start.size() != nv + 1 || m.vt.size() != 3 * size_t(nt) ||
-      m.ve.size() != 2 * size_t(ne))
-    m.adjacency_valid = false;
+  m.adjacency_valid = false;  // (the lists may differ: rebuilt by the next update)
+  for (auto& l : m.extra_adj) l.clear();
   for (int k = 0; k < kKinds; ++k) m.stale_list[k].clear();
   m.q = Impl::Query{&s, x, dx ? *dx : VertexSpan<Vec3>(), pf, ef, kin ? kin->data() : nullptr, dx != nullptr,
                     dx ? keep : PairPredicate{}};
@@ -945,9 +947,9 @@ size_t BroadPhase::memory_bytes() const {
   const Impl& m = *impl_;
   auto b = [](const auto& v) { return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
   size_t n = sizeof(Impl) + b(m.vset) + b(m.sample) + b(m.count) + b(m.codim_sel) + b(m.particle_sel) + b(m.vt_start) +
-             b(m.vt) + b(m.ve_start) + b(m.ve);
+             b(m.vt) + b(m.ve_start) + b(m.ve) + b(m.point_slot_set) + m.point_slot.memory_bytes();
   for (int k = 0; k < kKinds; ++k)
-    n += b(m.snapshot[k]) + b(m.extra_ids[k]) + b(m.extra[k]) + b(m.box[k]) + b(m.level[k]) + b(m.key[k]) + b(m.kin[k]) + b(m.stale[k]) +
+    n += b(m.extra_adj[k]) + b(m.snapshot[k]) + b(m.extra_ids[k]) + b(m.extra[k]) + b(m.box[k]) + b(m.level[k]) + b(m.key[k]) + b(m.kin[k]) + b(m.stale[k]) +
          b(m.stale_list[k]) + b(m.fresh[k]);
   for (const Impl::SetGrids& g : m.sets) n += g.grid[0].bytes() + g.grid[1].bytes() + g.stale.bytes();
   for_each_pair_kind([&](auto kind) { n += b(m.tmp.get<decltype(kind)::value>()); });
@@ -971,35 +973,63 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>&
   m.q = Impl::Query{&s, x, dx, pf, ef, kin ? kin->data() : nullptr, true,
                     PairPredicate{}};
 
-  // ---- adjacency of the build's surface (the caller passes that same surface); it depends
-  // on the surface only, so it is built once
-  if (!m.adjacency_valid || m.adjacency_of != &s) {
-    auto csr = [&](int n_prim, int per, auto vertex_of, std::vector<int>& start, std::vector<int>& list) {
-      start.assign(nv + 1, 0);
-      for (int p = 0; p < n_prim; ++p)
-        for (int i = 0; i < per; ++i) ++start[vertex_of(p, i) + 1];
-      for (size_t v = 0; v < nv; ++v) start[v + 1] += start[v];
-      list.resize(start[nv]);
+  // ---- adjacency of the build's lists, by point slot (every vertex of a listed primitive
+  // is a listed point): O(listed), once per build
+  const KindList& pl = m.list[kPoint];
+  if (!m.adjacency_valid) {
+    const int np = pl.n;
+    if (m.point_slot.size() != nv) m.point_slot.assign(nv, -1, !active_);  // (whole surface: dense)
+    for (int v : m.point_slot_set) m.point_slot.ref(v) = -1;
+    m.point_slot_set.clear();
+    for (int p = 0; p < np; ++p) m.point_slot.ref(pl.id(p)) = p, m.point_slot_set.push_back(pl.id(p));
+    auto csr = [&](int k, int per, auto vertex_of, std::vector<int>& start, std::vector<int>& adj) {
+      const int n = m.list[k].n;
+      start.assign(static_cast<size_t>(np) + 1, 0);
+      for (int p = 0; p < n; ++p)
+        for (int i = 0; i < per; ++i) ++start[m.point_slot[vertex_of(m.list[k].id(p), i)] + 1];
+      for (int q = 0; q < np; ++q) start[q + 1] += start[q];
+      adj.resize(start[np]);
       std::vector<int> fill(start.begin(), start.end() - 1);
-      for (int p = 0; p < n_prim; ++p)
-        for (int i = 0; i < per; ++i) list[fill[vertex_of(p, i)]++] = p;
+      for (int p = 0; p < n; ++p)
+        for (int i = 0; i < per; ++i) adj[fill[m.point_slot[vertex_of(m.list[k].id(p), i)]]++] = p;
     };
-    csr(nt, 3, [&](int t, int i) { return s.triangles[t][i]; }, m.vt_start, m.vt);
-    csr(ne, 2, [&](int e, int i) { return s.edges[e][i]; }, m.ve_start, m.ve);
+    csr(kTri, 3, [&](int t, int i) { return s.triangles[t][i]; }, m.vt_start, m.vt);
+    csr(kEdge, 2, [&](int e, int i) { return s.edges[e][i]; }, m.ve_start, m.ve);
     m.adjacency_valid = true;
-    m.adjacency_of = &s;
   }
+  // (A primitive appended since the build: its slot under each of its vertices.)
+  auto note_appended = [&](int k, int slot) {
+    const int id = m.id_of(k, slot);
+    const int* vs = k == kTri ? s.triangles[id].data() : s.edges[id].data();
+    for (int i = 0; i < (k == kTri ? 3 : 2); ++i) {
+      auto& l = m.extra_adj[k];
+      const std::pair<int, int> e{vs[i], slot};
+      l.insert(std::lower_bound(l.begin(), l.end(), e), e);
+    }
+  };
+  auto take = [&](int k, int id) {
+    const size_t before = m.box[k].size();
+    const int sl = m.slot_or_append(k, id);
+    if (k != kPoint && m.box[k].size() != before) note_appended(k, sl);
+    return sl;
+  };
 
-  // ---- the primitives that move now (fresh[kind], slots), with their new boxes. A
-  // primitive the build's lists do not hold (the caller's lists grew since) is appended
+  // ---- the primitives that move now (fresh[kind], slots), with their new boxes: a moved
+  // vertex's listed triangles and edges (those its build listed, and those appended since).
+  // A primitive the build's lists do not hold (the caller's lists grew since) is appended
   // after them (slot_or_append); it is not in the stored grids, only in the stale ones.
   for (std::vector<int>& l : m.fresh) l.clear();
   for (int v : moved) {
     require(v >= 0 && size_t(v) < nv, "moved vertex id out of range");
-    if (s.vertex_object[v] >= 0) m.fresh[kPoint].push_back(m.slot_or_append(kPoint, v));  // (a surface point)
-    for (int j = m.vt_start[v]; j < m.vt_start[v + 1]; ++j) m.fresh[kTri].push_back(m.slot_or_append(kTri, m.vt[j]));
-    for (int j = m.ve_start[v]; j < m.ve_start[v + 1]; ++j)
-      m.fresh[kEdge].push_back(m.slot_or_append(kEdge, m.ve[j]));
+    if (s.vertex_object[v] >= 0) m.fresh[kPoint].push_back(take(kPoint, v));  // (a surface point)
+    if (const int ps = m.point_slot[v]; ps >= 0) {
+      for (int j = m.vt_start[ps]; j < m.vt_start[ps + 1]; ++j) m.fresh[kTri].push_back(m.vt[j]);
+      for (int j = m.ve_start[ps]; j < m.ve_start[ps + 1]; ++j) m.fresh[kEdge].push_back(m.ve[j]);
+    }
+    for (int k : {int(kTri), int(kEdge)})
+      for (auto it = std::lower_bound(m.extra_adj[k].begin(), m.extra_adj[k].end(), std::make_pair(v, -1));
+           it != m.extra_adj[k].end() && it->first == v; ++it)
+        m.fresh[k].push_back(it->second);
   }
   // Primitives the active lists took up since the build (or the last update) with no vertex
   // among `moved`: a rank's halo lists the partners other ranks sent, and one can arrive
@@ -1015,7 +1045,7 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>&
         while (j < built.n && built.id(j) < id) ++j;
         if (j < built.n && built.id(j) == id) continue;
         const size_t before = m.box[k].size();
-        const int sl = m.slot_or_append(k, id);
+        const int sl = take(k, id);
         if (m.box[k].size() != before) m.fresh[k].push_back(sl);  // (appended now: not listed before)
       }
     }

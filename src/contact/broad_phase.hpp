@@ -100,10 +100,11 @@ struct PairPredicate {
 // halo), never O(surface)), and its arrays (boxes, levels, flags) are indexed by position
 // in these lists, so their length is the rank's, not the surface's. points: surface vertex
 // ids; edges: edge indices (triangle edges and segments); triangles: triangle indices.
-// Every vertex of a listed edge or triangle must be a listed point. `version` changes
+// Every vertex of a listed edge or triangle must be a listed point. `version` must change
 // whenever the lists do: an update_swept after a change takes up, as moved, every listed
 // primitive its build did not list (a primitive can be listed anew with none of its
-// vertices new or moved: the halo lists the partners other ranks sent).
+// vertices new or moved: the halo lists the partners other ranks sent; and a moved
+// vertex's primitives are found among the listed ones only).
 struct ActivePrimitives {
   std::vector<int> points, edges, triangles;
   long version = 0;
@@ -165,8 +166,9 @@ class BroadPhase {
 
   const Stats& last_stats() const { return stats_; }
   // Bytes this object holds (its arrays' capacities): with active lists, O(listed
-  // primitives) after any query, never O(surface); the vertex -> primitive adjacency that
-  // update_swept builds on its first call is by surface index (O(surface), built once).
+  // primitives) after any query or update, never O(surface) (update_swept's vertex ->
+  // primitive adjacency is of the build's listed primitives, made by its first update after
+  // a build; the vertex -> point slot map is paged).
   size_t memory_bytes() const;
 
   // Later queries (and updates) consider only these primitives (see ActivePrimitives; the

@@ -447,6 +447,7 @@ TEST(BroadPhase, ActiveListsMatchNaNPositions) {
     for (int v = 0; v < nv; ++v)
       if (known[v]) xn[v] = m.x[v], dn[v] = dx[v];
     act = lists_of_known(s, known);
+    act.version = round;  // (the lists change every round)
     Candidates a, b;
     if (round % 2 == 0) {
       listed.find_proximity(s, xn, infl, &pf, &ef, &kin, a);
@@ -507,6 +508,7 @@ TEST(BroadPhase, UpdateAfterTheListsGrew) {
     if (!known[v] && m.x[v][0] < 0.56) known[v] = 1, moved.push_back(v), xn[v] = m.x[v], dn[v] = dx[v];
   ASSERT_GT(moved.size(), 5u);
   act = lists_of_known(s, known);
+  act.version = 1;  // (the lists changed: a halo moves the version)
   ASSERT_TRUE(listed.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, a));
   ASSERT_TRUE(whole.update_swept(s, xn, dn, infl, nullptr, nullptr, nullptr, moved, b));
   EXPECT_GT(a.size(), 0u);
@@ -602,6 +604,18 @@ TEST(BroadPhase, MemoryFollowsTheActiveListsNotTheSurface) {
   EXPECT_LT(listed_bp.memory_bytes(), 1000 * listed + 262144) << listed << " listed primitives";
   EXPECT_LT(listed_bp.memory_bytes(), size_t(48) * nv);
   EXPECT_GT(whole_bp.memory_bytes(), size_t(48) * 6 * nv);
+  // An incremental update (the skin sets' path) too: its vertex -> primitive adjacency is
+  // of the listed primitives, not the surface's (which alone was 56 bytes a vertex).
+  std::vector<int> moved;
+  for (int j = 0; j < 20; ++j) moved.push_back(110 * n + 100 + j);
+  for (int v : moved) x[v] += Vec3(0.0, 2e-3, 0.0);
+  Candidates added, added_whole;
+  ASSERT_TRUE(listed_bp.update_swept(s, x, dx, 0.01, nullptr, nullptr, nullptr, moved, added));
+  ASSERT_TRUE(whole_bp.update_swept(s, x, dx, 0.01, nullptr, nullptr, nullptr, moved, added_whole));
+  EXPECT_TRUE(added.pt == added_whole.pt && added.ee == added_whole.ee);
+  EXPECT_GT(added.size(), 10u);
+  EXPECT_LT(listed_bp.memory_bytes(), 1000 * listed + 262144) << listed << " listed primitives, after an update";
+  EXPECT_LT(listed_bp.memory_bytes(), size_t(48) * nv);
 }
 
 TEST(BroadPhase, KinematicOnlyPairsSkipped) {

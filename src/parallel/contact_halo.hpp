@@ -35,10 +35,10 @@
 // resets only the entries the previous one filled, and lists what it filled (known(): the
 // owned block and the received vertices) and the primitives the broad phase may pair
 // (active(): the known surface vertices, and the rank's own edges and triangles and those
-// sent to it in C, by id beside their vertices), so the
-// broad phase, CCD, line-search updates and every other per-iteration pass run over those
-// lists: O(owned + halo), never O(surface); finding them needs no table of the primitives
-// on a vertex.
+// sent to it in C, by id beside their vertices; particles come by id too, for a receiver
+// that keeps its own surface), so the broad phase, CCD, line-search updates and every
+// other per-iteration pass run over those lists: O(owned + halo), never O(surface);
+// finding them needs no table of the primitives on a vertex.
 #pragma once
 #include <mpi.h>
 

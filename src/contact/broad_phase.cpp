@@ -1007,10 +1007,14 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>&
       l.insert(std::lower_bound(l.begin(), l.end(), e), e);
     }
   };
-  auto take = [&](int k, int id) {
+  // The slot of primitive id of kind k, appending it (and noting its vertices) when new;
+  // *appended says which.
+  auto take = [&](int k, int id, bool* appended = nullptr) {
     const size_t before = m.box[k].size();
     const int sl = m.slot_or_append(k, id);
-    if (k != kPoint && m.box[k].size() != before) note_appended(k, sl);
+    const bool added = m.box[k].size() != before;
+    if (k != kPoint && added) note_appended(k, sl);
+    if (appended) *appended = added;
     return sl;
   };
 
@@ -1044,9 +1048,9 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>&
       for (int id : *now[k]) {
         while (j < built.n && built.id(j) < id) ++j;
         if (j < built.n && built.id(j) == id) continue;
-        const size_t before = m.box[k].size();
-        const int sl = take(k, id);
-        if (m.box[k].size() != before) m.fresh[k].push_back(sl);  // (appended now: not listed before)
+        bool appended = false;
+        const int sl = take(k, id, &appended);
+        if (appended) m.fresh[k].push_back(sl);  // (not listed before: not an update's earlier append)
       }
     }
     m.listed_version = active_->version;

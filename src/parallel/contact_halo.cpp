@@ -268,7 +268,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     const int* v;
     int n;
     double xi;
-    int kind, id;  // (the active list it joins on the receiver: kTriangle / kEdge / kParticle)
+    int kind, id;  // (sent by id: kTriangle / kEdge; kParticle goes by its vertex alone)
   };
   std::vector<Prim> prims;
   prims.reserve(own_triangles_.size() + own_edges_.size() + own_particles_.size());
@@ -303,8 +303,10 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
             break;
           }
         if (!hit) continue;
-        send_prims[r].push_back(prims[i].kind);
-        send_prims[r].push_back(prims[i].id);
+        if (prims[i].kind != kParticle) {  // (a particle is listed as a known vertex: no id needed)
+          send_prims[r].push_back(prims[i].kind);
+          send_prims[r].push_back(prims[i].id);
+        }
         for (int a = 0; a < prims[i].n; ++a) {
           const int v = prims[i].v[a];
           if (mark_[v]) continue;
@@ -401,9 +403,7 @@ void ContactHalo::update_known() {
   const size_t nt = next.triangles.size(), ne = next.edges.size();
   for (size_t i = 0; i + 1 < received_prims_.size(); i += 2) {
     const int id = received_prims_[i + 1];
-    if (received_prims_[i] == kTriangle) next.triangles.push_back(id);
-    if (received_prims_[i] == kEdge) next.edges.push_back(id);
-    // (a particle is a known surface vertex: listed above)
+    (received_prims_[i] == kTriangle ? next.triangles : next.edges).push_back(id);
   }
   // (Own lists ascend; the received ones follow, sorted, then merged in.)
   auto merge = [](std::vector<int>& a, size_t own) {

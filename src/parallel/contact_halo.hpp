@@ -35,10 +35,10 @@
 // resets only the entries the previous one filled, and lists what it filled (known(): the
 // owned block and the received vertices) and the primitives the broad phase may pair
 // (active(): the known surface vertices, and the rank's own edges and triangles and those
-// sent to it in C, by id beside their vertices; particles come by id too, for a receiver
-// that keeps its own surface), so the broad phase, CCD, line-search updates and every
-// other per-iteration pass run over those lists: O(owned + halo), never O(surface);
-// finding them needs no table of the primitives on a vertex.
+// sent to it in C, by id beside their vertices; a particle is listed as a known vertex),
+// so the broad phase, CCD, line-search updates and every other per-iteration pass run
+// over those lists: O(owned + halo), never O(surface); finding them needs no table of the
+// primitives on a vertex.
 #pragma once
 #include <mpi.h>
 
@@ -137,7 +137,7 @@ class ContactHalo {
   std::vector<int> known_;
   ActivePrimitives active_;
   ActivePrimitives next_active_;  // scratch: the lists update_known makes, kept when unchanged
-  // The primitives the last exchange's part C brought, as (kind, id) pairs.
+  // The triangles and edges the last exchange's part C brought, as (kind, id) pairs.
   enum : int { kTriangle = 0, kEdge = 1, kParticle = 2 };
   std::vector<int> received_prims_;
   std::vector<Box> my_boxes_, all_boxes_;

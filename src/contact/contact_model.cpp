@@ -6,6 +6,7 @@
 #include <iterator>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 #include "contact/barrier.hpp"
@@ -62,13 +63,18 @@ constexpr double kDropShare = 0.6;
 
 ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                            std::vector<double> object_friction, int owned_begin, int owned_end,
-                           const ContactParams& params)
+                           const ContactParams& params, const SumOverRanks& sum_over_ranks)
     : ContactModel(std::move(surface), rest, std::move(kinematic), std::move(object_friction), std::vector<char>(),
                    std::vector<char>(), params) {
   owned_range_ = true;
   owned_begin_ = owned_begin, owned_end_ = owned_end;
   // A rank that owns every vertex writes every entry: its per-vertex arrays as flat blocks.
   dense_arrays_ = owned_begin == 0 && owned_end == surface_.num_vertices();
+  // A rank's share of the edges (EdgeShare): the median over every rank's own edges.
+  if (surface_.held_edges.size() != surface_.edges.size()) {
+    if (!sum_over_ranks) throw std::logic_error("ContactModel: a share of the edges needs sum_over_ranks");
+    skin_max_growth_ = kSkinMaxGrowthPerEdge * median_dynamic_edge_length(sum_over_ranks);
+  }
 }
 
 ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
@@ -82,40 +88,47 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
       edge_owned_(std::move(edge_owned)),
       params_(params) {
   for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.point_offset(v));
-  // The median rest length of the dynamic edges, element size / 2 of them in ascending order
-  // (what nth_element gives), selected without a list of the lengths (at 4.2M vertices, the
-  // list and its growth were the stepper setup's largest transient, ~40 bytes a vertex on
-  // every rank): lengths are >= 0, so their order is that of their bit patterns, and a
-  // radix select finds the element 16 bits a pass.
-  const size_t ne = surface_.edges.size();
-  auto dynamic = [&](size_t e) { return !kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]; };
-  auto bits = [&](size_t e) {
-    const double len = std::sqrt(rest_length2(static_cast<int>(e)));
+  if (surface_.held_edges.size() == surface_.edges.size())
+    skin_max_growth_ = kSkinMaxGrowthPerEdge * median_dynamic_edge_length(SumOverRanks());
+}
+
+// The median rest length of the dynamic edges, element count / 2 of them in ascending order
+// (what nth_element gives; infinity when there is none: no growth bound), selected without a list of the lengths (at
+// 4.2M vertices, the list and its growth were the stepper setup's largest transient, ~40
+// bytes a vertex on every rank): lengths are >= 0, so their order is that of their bit
+// patterns, and a radix select finds the element 16 bits a pass. Over the held edges, their
+// counts summed over the ranks by `sum` when given (a share's: the whole surface's median,
+// the same bits at every rank count).
+double ContactModel::median_dynamic_edge_length(const SumOverRanks& sum) const {
+  auto dynamic = [&](int e) { return !kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]; };
+  auto bits = [&](int e) {
+    const double len = std::sqrt(rest_length2(e));
     std::uint64_t u;
     std::memcpy(&u, &len, sizeof u);
     return u;
   };
   std::uint64_t count = 0;
-  for (size_t e = 0; e < ne; ++e) count += dynamic(e);
-  if (count > 0) {
-    std::uint64_t k = count / 2, prefix = 0, mask = 0;
-    std::vector<std::uint64_t> hist(std::size_t(1) << 16);
-    for (int shift = 48; shift >= 0; shift -= 16) {
-      std::fill(hist.begin(), hist.end(), 0);
-      for (size_t e = 0; e < ne; ++e) {
-        if (!dynamic(e)) continue;
-        const std::uint64_t u = bits(e);
-        if ((u & mask) == prefix) ++hist[(u >> shift) & 0xFFFF];
-      }
-      std::uint64_t b = 0;
-      while (k >= hist[b]) k -= hist[b++];
-      prefix |= b << shift;
-      mask |= std::uint64_t(0xFFFF) << shift;
+  for (int e : surface_.held_edges) count += dynamic(e);
+  if (sum) sum(&count, 1);
+  if (count == 0) return std::numeric_limits<double>::infinity();
+  std::uint64_t k = count / 2, prefix = 0, mask = 0;
+  std::vector<std::uint64_t> hist(std::size_t(1) << 16);
+  for (int shift = 48; shift >= 0; shift -= 16) {
+    std::fill(hist.begin(), hist.end(), 0);
+    for (int e : surface_.held_edges) {
+      if (!dynamic(e)) continue;
+      const std::uint64_t u = bits(e);
+      if ((u & mask) == prefix) ++hist[(u >> shift) & 0xFFFF];
     }
-    double median;
-    std::memcpy(&median, &prefix, sizeof median);
-    skin_max_growth_ = kSkinMaxGrowthPerEdge * median;
+    if (sum) sum(hist.data(), static_cast<int>(hist.size()));
+    std::uint64_t b = 0;
+    while (k >= hist[b]) k -= hist[b++];
+    prefix |= b << shift;
+    mask |= std::uint64_t(0xFFFF) << shift;
   }
+  double median;
+  std::memcpy(&median, &prefix, sizeof median);
+  return median;
 }
 
 void ContactModel::set_active(const ActivePrimitives* active) {

@@ -9,6 +9,7 @@
 // PairTraits): distance type and squared distance, offset barrier, lagged friction, ACCD.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -46,10 +47,15 @@ class ContactModel {
   ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
+  // Sums n counts over the ranks in place (the caller's MPI_Allreduce).
+  using SumOverRanks = std::function<void(std::uint64_t* counts, int n)>;
   // The same with the owned points and edges those whose (first) vertex lies in
-  // [owned_begin, owned_end), a rank's block: no flag arrays the length of the surface.
+  // [owned_begin, owned_end), a rank's block: no flag arrays the length of the surface. A
+  // surface that is a rank's share of the edges (EdgeShare) needs sum_over_ranks (the
+  // whole surface's median edge length, below).
   ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
-               std::vector<double> object_friction, int owned_begin, int owned_end, const ContactParams& params);
+               std::vector<double> object_friction, int owned_begin, int owned_end, const ContactParams& params,
+               const SumOverRanks& sum_over_ranks = SumOverRanks());
 
   // Kinematic vertices that are unknowns of this step's solve (an obstacle held to its
   // script by an augmented Lagrangian instead of exactly): their gradient and Hessian
@@ -134,6 +140,8 @@ class ContactModel {
   }
   size_t num_friction_pairs() const { return friction_.size(); }
   const CollisionSurface& surface() const { return surface_; }
+  // The contact halo writes the edges other ranks send it into a share's edges.
+  CollisionSurface& surface_for_halo() { return surface_; }
   double max_offset() const { return max_offset_; }
   // Bytes held by the per-vertex (and per-primitive) arrays indexed by surface id: paged
   // (core/paged_array.hpp), so O(the pages this rank's owned block and halo touched).
@@ -212,6 +220,7 @@ class ContactModel {
   // swept_x_ / swept_dx_ := x / dx at the active points (NaN where the previous store wrote).
   void store_swept(const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx);
   void count_broad(const BroadPhase& bp);
+  double median_dynamic_edge_length(const SumOverRanks& sum) const;
 
   CollisionSurface surface_;
   // Rest positions (the scene's; they outlive the model): the edge-edge mollifier threshold

@@ -1,7 +1,9 @@
 #include "contact/surface.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -11,7 +13,8 @@ namespace weft {
 CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts triangle_object_in,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments, const std::vector<int>& segment_object,
-                                         const std::vector<int>& points, const std::vector<int>& point_object) {
+                                         const std::vector<int>& points, const std::vector<int>& point_object,
+                                         const EdgeShare* share) {
   CollisionSurface s;
   s.triangles = std::move(tris_in);
   s.triangle_object = std::move(triangle_object_in);
@@ -80,50 +83,58 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
   // buckets are filled a block of vertices at a time (each block one pass over the
   // triangles, at most ~1/8 of the half-edges held), and the edges counted before they are
   // stored: at 4.2M vertices the whole bucket array (48 bytes a vertex) and the edge list's
-  // growth were the stepper setup's largest transient (issue 20).
-  std::vector<int> start(static_cast<size_t>(num_vertices) + 1, 0);
+  // growth were the stepper setup's largest transient (issue 20). A share build buckets only
+  // the half-edges whose smaller vertex is in its block.
+  const int v_lo = share ? share->vbegin : 0, v_hi = share ? share->vend : num_vertices;
+  if (v_lo < 0 || v_hi < v_lo || v_hi > num_vertices)
+    throw InputError("collision surface: share [" + std::to_string(v_lo) + ", " + std::to_string(v_hi) +
+                     ") is not within 0.." + std::to_string(num_vertices));
+  const int nb = v_hi - v_lo;  // (start[] is by v - v_lo)
+  std::vector<int> start(static_cast<size_t>(nb) + 1, 0);
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
-      const int a = tris[t][k], b = tris[t][(k + 1) % 3];
-      if (a != b) ++start[std::min(a, b) + 1];
+      const int a = tris[t][k], b = tris[t][(k + 1) % 3], lo = std::min(a, b);
+      if (a != b && lo >= v_lo && lo < v_hi) ++start[lo - v_lo + 1];
     }
-  for (int v = 0; v < num_vertices; ++v) start[v + 1] += start[v];
+  for (int i = 0; i < nb; ++i) start[i + 1] += start[i];
   struct Half {
     int b, t;
   };
-  const int total_half = start[num_vertices];
+  const int total_half = start[nb];
   const int block_half = std::max(1 << 20, total_half / 8);
+  std::vector<Edge> held;  // the edges stored, in id order: triangle edges, then segments
   // A triangle edge's object is derived from its first vertex (below) until one is not:
   // only then is the per-edge table kept (from that edge back to the first).
   std::vector<int> edge_object;
   bool derived = true;
   auto derived_table = [&](size_t n) {  // the derived objects of edges [0, n)
-    edge_object.reserve(s.edges.capacity());
-    for (size_t e = 0; e < n; ++e) edge_object.push_back(vobj[s.edges[e][0]]);
+    edge_object.reserve(held.capacity());
+    for (size_t e = 0; e < n; ++e) edge_object.push_back(vobj[held[e][0]]);
   };
   auto add_edge = [&](int a, int b, int object) {
     if (derived && object != vobj[a]) {
       derived = false;
-      derived_table(s.edges.size());
+      derived_table(held.size());
     }
-    s.edges.push_back({a, b});
+    held.push_back({a, b});
     if (!derived) edge_object.push_back(object);
   };
   std::vector<Half> half;
   for (int pass = 0; pass < 2; ++pass) {  // count the edges, then store them (exact size)
     long count = 0;
-    for (int a0 = 0; a0 < num_vertices;) {
-      int a1 = a0 + 1;  // vertices [a0, a1): at most block_half half-edges, at least one vertex
-      while (a1 < num_vertices && start[a1 + 1] - start[a0] <= block_half) ++a1;
-      half.resize(start[a1] - start[a0]);
-      std::vector<int> cursor(start.begin() + a0, start.begin() + a1);
+    for (int i0 = 0; i0 < nb;) {
+      int i1 = i0 + 1;  // vertices [v_lo + i0, v_lo + i1): at most block_half half-edges, at least one
+      while (i1 < nb && start[i1 + 1] - start[i0] <= block_half) ++i1;
+      const int a0 = v_lo + i0, a1 = v_lo + i1;
+      half.resize(start[i1] - start[i0]);
+      std::vector<int> cursor(start.begin() + i0, start.begin() + i1);
       for (int t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k) {
           const int a = tris[t][k], b = tris[t][(k + 1) % 3], lo = std::min(a, b);
-          if (a != b && lo >= a0 && lo < a1) half[cursor[lo - a0]++ - start[a0]] = {std::max(a, b), t};
+          if (a != b && lo >= a0 && lo < a1) half[cursor[lo - a0]++ - start[i0]] = {std::max(a, b), t};
         }
       for (int a = a0; a < a1; ++a) {
-        auto first = half.begin() + (start[a] - start[a0]), last = half.begin() + (start[a + 1] - start[a0]);
+        auto first = half.begin() + (start[a - v_lo] - start[i0]), last = half.begin() + (start[a - v_lo + 1] - start[i0]);
         std::sort(first, last, [](const Half& x, const Half& y) { return x.b < y.b || (x.b == y.b && x.t < y.t); });
         for (auto it = first; it != last; ++it) {
           if (it != first && std::prev(it)->b == it->b) continue;
@@ -133,18 +144,23 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
             add_edge(a, it->b, triangle_object[it->t]);
         }
       }
-      a0 = a1;
+      i0 = i1;
     }
-    if (pass == 0) s.edges.reserve(static_cast<size_t>(count) + segments.size());
+    if (pass == 0) held.reserve(static_cast<size_t>(count) + segments.size());
   }
   half = std::vector<Half>();
   start = std::vector<int>();
-  s.num_triangle_edges = static_cast<int>(s.edges.size());
+  const long own_triangle_edges = static_cast<long>(held.size());
 
   // Segments: normalised to a < b, sorted by (a, b, input index); the first of each run is
-  // kept unless it is a triangle edge (those are in `edges` already, sorted: binary search).
+  // kept unless it is a triangle edge (those with first vertex a are in `held` already,
+  // sorted: binary search). A share build stores its own segments only, but every kept
+  // segment marks its vertices codimensional; one whose first vertex is another rank's is
+  // a triangle edge only if both its vertices are on triangles (never in a scene, whose
+  // objects share no vertex), and those few are looked up in one pass over the triangles.
   std::vector<char> codim(num_vertices, 0);
-  std::vector<int> seg_object;  // per segment edge
+  std::vector<int> seg_object;  // per held segment
+  std::vector<std::array<int, 2>> kept_first;  // a share's: every kept segment's (first vertex, object)
   {
     struct Seg {
       int a, b, i;
@@ -158,14 +174,35 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
     std::sort(segs.begin(), segs.end(), [](const Seg& x, const Seg& y) {
       return x.a < y.a || (x.a == y.a && (x.b < y.b || (x.b == y.b && x.i < y.i)));
     });
+    auto own = [&](int a) { return a >= v_lo && a < v_hi; };
+    std::vector<Edge> maybe, on_triangle;  // others' segments with both vertices on triangles; those that are triangle edges
+    for (const Seg& g : segs)
+      if (!own(g.a) && vobj[g.a] >= 0 && vobj[g.b] >= 0) maybe.push_back({g.a, g.b});
+    if (!maybe.empty()) {
+      std::sort(maybe.begin(), maybe.end());
+      maybe.erase(std::unique(maybe.begin(), maybe.end()), maybe.end());
+      for (int t = 0; t < nt; ++t)
+        for (int k = 0; k < 3; ++k) {
+          const int a = tris[t][k], b = tris[t][(k + 1) % 3];
+          const Edge e{std::min(a, b), std::max(a, b)};
+          if (a != b && std::binary_search(maybe.begin(), maybe.end(), e)) on_triangle.push_back(e);
+        }
+      std::sort(on_triangle.begin(), on_triangle.end());
+    }
+    const auto tri_end = held.begin() + own_triangle_edges;
     for (size_t k = 0; k < segs.size(); ++k) {
       const Seg& g = segs[k];
       if (k > 0 && segs[k - 1].a == g.a && segs[k - 1].b == g.b) continue;
       const Edge e{g.a, g.b};
-      if (std::binary_search(s.edges.begin(), s.edges.begin() + s.num_triangle_edges, e)) continue;
-      s.edges.push_back(e);
-      seg_object.push_back(segment_object[g.i]);
+      if (own(g.a)) {
+        if (std::binary_search(held.begin(), tri_end, e)) continue;
+        held.push_back(e);
+        seg_object.push_back(segment_object[g.i]);
+      } else if (std::binary_search(on_triangle.begin(), on_triangle.end(), e)) {
+        continue;
+      }
       codim[g.a] = codim[g.b] = 1;
+      if (share) kept_first.push_back({g.a, segment_object[g.i]});
     }
     // A vertex on no triangle takes the object of the first segment (input order) on it.
     for (size_t i = 0; i < segments.size(); ++i) {
@@ -191,18 +228,56 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
   // Kept for the run: no growth slack.
   for (auto* a : {&s.codim_vertices, &s.points}) a->shrink_to_fit();
   s.vertices.compact();
-  s.edges.shrink_to_fit();  // (reserved exactly: no copy unless segments repeat triangle edges)
   // Objects do not share vertices in a scene, so an edge's object is its first vertex's
   // and no table is kept (12 bytes per cloth vertex on every rank); only input where
   // objects meet at a vertex keeps one.
   for (size_t k = 0; k < seg_object.size() && derived; ++k)
-    derived = seg_object[k] == vobj[s.edges[s.num_triangle_edges + k][0]];
+    derived = seg_object[k] == vobj[held[own_triangle_edges + k][0]];
+  if (share) {
+    // A share derives the objects of the edges other ranks send it, so every edge's object
+    // must be its first vertex's: checked over the whole input (every triangle's vertices
+    // carry its object; every kept segment's first vertex its object), so that every rank
+    // refuses the same input, before any rank waits in the numbering's collectives.
+    bool whole_derived = std::all_of(kept_first.begin(), kept_first.end(),
+                                     [&](const std::array<int, 2>& f) { return vobj[f[0]] == f[1]; });
+    for (int t = 0; t < nt && whole_derived; ++t)
+      for (int v : tris[t]) whole_derived = whole_derived && vobj[v] == triangle_object[t];
+    if (!whole_derived)
+      throw InputError("collision surface: objects share vertices; a rank's share of the edges needs each edge's "
+                       "object to be its first vertex's");
+  }
   if (!derived) {
-    if (edge_object.empty()) derived_table(static_cast<size_t>(s.num_triangle_edges));  // (all derived so far)
+    if (edge_object.empty()) derived_table(static_cast<size_t>(own_triangle_edges));  // (all derived so far)
     edge_object.insert(edge_object.end(), seg_object.begin(), seg_object.end());
     edge_object.shrink_to_fit();
     s.edge_object_table = std::move(edge_object);
   }
+
+  // Store them at their ids: a whole build as one flat block, a share at its two runs.
+  const long own_segments = static_cast<long>(held.size()) - own_triangle_edges;
+  EdgeCounts c;
+  if (share) {
+    c = share->number(own_triangle_edges, own_segments);
+  } else {
+    c.triangle_edges = own_triangle_edges;
+    c.segments = own_segments;
+  }
+  const long total = c.triangle_edges + c.segments;
+  if (total > std::numeric_limits<int>::max())
+    throw InputError("collision surface: " + std::to_string(total) + " edges, more than an int indexes");
+  s.num_triangle_edges = static_cast<int>(c.triangle_edges);
+  s.edges.assign(static_cast<size_t>(total), Edge{-1, -1}, !share);
+  const long first[2] = {c.triangle_edges_before, c.triangle_edges + c.segments_before};
+  const long count[2] = {own_triangle_edges, own_segments};
+  for (int part = 0, h = 0; part < 2; ++part) {
+    s.edges.commit_range(static_cast<size_t>(first[part]), static_cast<size_t>(first[part] + count[part]));
+    for (long i = 0; i < count[part]; ++i, ++h) {
+      const int id = static_cast<int>(first[part] + i);
+      s.edges.ref(id) = held[h];
+      s.held_edges.push_back(id);
+    }
+  }
+  s.held_edges.compact();
   s.vertex_object = RunInts(vobj);
   return s;
 }

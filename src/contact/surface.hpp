@@ -10,15 +10,21 @@
 //  * triangles / edges: the arrays triangle_* and edge_* run parallel to `triangles` /
 //    `edges` (a candidate's t / ea / eb / e index them). edges[0, num_triangle_edges) are
 //    the triangle edges, edges[num_triangle_edges, edges.size()) the segments;
+//  * a rank's share (EdgeShare, issue 20): the edge ids are the whole surface's, but only
+//    the rank's own edges (first vertex in its block: `held_edges`) are stored, and the
+//    contact halo writes in the edges other ranks send it; every other entry reads {-1, -1}.
+//    The vertex-indexed data below is still whole;
 //  * points: identified by their vertex id, so vertex_offset and vertex_object are indexed
 //    by VERTEX ID and sized num_vertices; vertices not on the surface have object -1 and
 //    offset 0. `vertices` lists the surface vertex ids, ascending; `codim_vertices` the
 //    rod nodes and particles (vertices on a segment, and isolated points), ascending;
 //    `points` the isolated points (particles), ascending.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "core/borrowed_array.hpp"
+#include "core/paged_array.hpp"
 #include "core/run_ints.hpp"
 #include "core/types.hpp"
 
@@ -29,9 +35,15 @@ struct CollisionSurface {
   BorrowedArray<Tri> triangles;
   // Unique undirected edges {a, b}, a < b: first every edge of a (non-degenerate) triangle,
   // sorted lexicographically; then the codimensional segments (edges on no triangle),
-  // sorted lexicographically.
-  std::vector<Edge> edges;
+  // sorted lexicographically. Indexed by edge id; paged (core/paged_array.hpp): a whole
+  // build stores every edge as one flat block, a share build (EdgeShare) its own edges, and
+  // the contact halo the ones it receives (ContactHalo::exchange); unknown entries read
+  // {-1, -1}.
+  PagedArray<Edge> edges;
   int num_triangle_edges = 0;
+  // The edges the build stored, ascending (as runs: a share's are two, its triangle edges
+  // and its segments): every edge of a whole build, a rank's own edges of a share build.
+  IdRuns held_edges;
   // Every vertex on a triangle, a segment or an isolated point, ascending; as runs of
   // consecutive ids (core/run_ints.hpp: a cloth's are all its vertices, one run), not 4
   // bytes a vertex on every rank.
@@ -95,14 +107,31 @@ struct CollisionSurface {
 // Output is deterministic (a function of the input arrays only). Linear time in the
 // triangles and points, S log S in the segments.
 // Throws InputError on a vertex id or object id out of range, a size mismatch, or a
-// negative / non-finite offset.
+// negative / non-finite offset. A share build needs edges whose objects follow their first
+// vertex's (a scene's: objects share no vertex); it throws otherwise.
 // tris are held (a vector converts) or borrowed (BorrowedArray::borrow: they must outlive
 // the surface); triangle_object is held, as runs (a vector converts).
+// A rank's share of the edges (issue 20: no rank holds the whole surface): the build stores
+// only the edges whose first vertex is in [vbegin, vend), at the ids a whole build gives
+// them. Edges ascend by first vertex, so a rank's triangle edges are one run of ids and its
+// segments another; `number` is given the rank's counts of each and returns the counts on
+// lower ranks and the totals over all ranks (the caller's MPI_Exscan / MPI_Allreduce: the
+// contact layer does no communication of its own).
+struct EdgeCounts {
+  long triangle_edges_before = 0, triangle_edges = 0;  // on lower ranks; over all ranks
+  long segments_before = 0, segments = 0;
+};
+struct EdgeShare {
+  int vbegin = 0, vend = 0;
+  std::function<EdgeCounts(long own_triangle_edges, long own_segments)> number;
+};
+
 CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, RunInts triangle_object,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments = {},
                                          const std::vector<int>& segment_object = {},
                                          const std::vector<int>& points = {},
-                                         const std::vector<int>& point_object = {});
+                                         const std::vector<int>& point_object = {},
+                                         const EdgeShare* share = nullptr);
 
 }  // namespace weft

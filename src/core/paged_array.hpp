@@ -56,6 +56,7 @@ class PagedArray {
   void assign(size_t n, const T& fill, bool dense = false) {
     n_ = n;
     committed_.clear();
+    committed_count_ = 0;
     flat_ = nullptr;
     fill_page_.reset(new T[kPageSize]);
     for (size_t j = 0; j < kPageSize; ++j) fill_page_[j] = fill;
@@ -83,16 +84,43 @@ class PagedArray {
     return p[i & kMask];
   }
 
+  // Commits the pages of entries [i0, i1) that are not yet committed as one block (a rank's
+  // own contiguous range: one allocation, not one a page).
+  void commit_range(size_t i0, size_t i1) {
+    if (flat_ || i0 >= i1) return;
+    const size_t p0 = i0 >> kPageBits, p1 = ((i1 - 1) >> kPageBits) + 1;
+    size_t fresh = 0;
+    for (size_t p = p0; p < p1; ++p) fresh += pages_[p] == fill_page_.get();
+    if (fresh == 0) return;
+    std::unique_ptr<T[]> block(new T[fresh * kPageSize]);
+    for (size_t p = p0, k = 0; p < p1; ++p) {
+      if (pages_[p] != fill_page_.get()) continue;
+      T* q = block.get() + kPageSize * k++;
+      for (size_t j = 0; j < kPageSize; ++j) q[j] = fill_page_[j];
+      pages_[p] = q;
+    }
+    committed_.push_back(std::move(block));
+    committed_count_ += fresh;
+  }
+
+  // Every entry as a flat vector (tests and tools).
+  std::vector<T> to_vector() const {
+    std::vector<T> v(n_);
+    for (size_t i = 0; i < n_; ++i) v[i] = (*this)[i];
+    return v;
+  }
+
   void swap(PagedArray& o) noexcept {
     std::swap(n_, o.n_);
     pages_.swap(o.pages_);
     committed_.swap(o.committed_);
     fill_page_.swap(o.fill_page_);
     std::swap(flat_, o.flat_);
+    std::swap(committed_count_, o.committed_count_);
   }
 
   // Pages written so far and the bytes held (page table + committed pages + the fill page).
-  size_t committed_pages() const { return flat_ ? pages_.size() : committed_.size(); }
+  size_t committed_pages() const { return flat_ ? pages_.size() : committed_count_; }
   size_t memory_bytes() const {
     return pages_.capacity() * sizeof(T*) + committed_.capacity() * sizeof(committed_[0]) +
            (committed_pages() + (fill_page_ ? 1 : 0)) * kPageSize * sizeof(T);
@@ -105,6 +133,7 @@ class PagedArray {
     for (size_t j = 0; j < kPageSize; ++j) page[j] = fill_page_[j];
     pages_[p] = page.get();
     committed_.push_back(std::move(page));
+    ++committed_count_;
     return pages_[p];
   }
 
@@ -112,6 +141,7 @@ class PagedArray {
   std::vector<T*> pages_;                       // page p: committed, or fill_page_
   std::vector<std::unique_ptr<T[]>> committed_;
   std::unique_ptr<T[]> fill_page_;
+  size_t committed_count_ = 0;                  // pages committed (not fill_page_)
   T* flat_ = nullptr;  // the dense block (assign(..., true)), committed_[0]: every page
 };
 

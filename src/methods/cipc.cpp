@@ -78,10 +78,26 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
       object_offset.push_back(op.offset);
       object_friction.push_back(op.friction);
     }
+    // On more ranks than one, each holds its share of the edges (issue 20: the edges it
+    // owns; the contact halo adds those other ranks send it), numbered as a whole build.
+    int ranks = 1;
+    MPI_Comm_size(lv.comm, &ranks);
+    EdgeShare share;
+    share.vbegin = lv.vbegin, share.vend = lv.vend;
+    share.number = [&](long tri_edges, long segs) {
+      long own[2] = {tri_edges, segs}, before[2] = {0, 0}, total[2] = {0, 0};
+      MPI_Exscan(own, before, 2, MPI_LONG, MPI_SUM, lv.comm);  // (rank 0's stays 0)
+      MPI_Allreduce(own, total, 2, MPI_LONG, MPI_SUM, lv.comm);
+      EdgeCounts c;
+      c.triangle_edges_before = before[0], c.triangle_edges = total[0];
+      c.segments_before = before[1], c.segments = total[1];
+      return c;
+    };
     CollisionSurface surf =
         build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles),
                                 scene.triangle_object, object_offset, scene.num_vertices,
-                                scene.segments, scene.segment_object, scene.points, scene.point_object);
+                                scene.segments, scene.segment_object, scene.points, scene.point_object,
+                                ranks > 1 ? &share : nullptr);
     if (!scene.stitches.empty()) {
       surf.twin.assign(scene.num_vertices, -1);
       for (const auto& p : scene.stitches) surf.twin[p[0]] = p[1], surf.twin[p[1]] = p[0];
@@ -315,7 +331,8 @@ NamedValues CipcStepper::rank_totals() const {
           {"broad_primitives_max", double(t.broad_primitives_max)},
           {"position_entries_max", double(t.position_entries_max)},
           {"surface_primitives", double(contact_->surface_primitives())},
-          {"contact_vertex_arrays_kB", double(contact_->vertex_array_bytes()) / 1024.0}};
+          {"contact_vertex_arrays_kB", double(contact_->vertex_array_bytes()) / 1024.0},
+          {"surface_edges_kB", double(contact_->surface_edge_bytes()) / 1024.0}};
 }
 
 std::string CipcStepper::describe() const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 
@@ -36,8 +37,12 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
   cp.dhat = scene.spec.dhat;
   cp.eps_v = scene.spec.epsilon_v;
   cp.dt = scene.spec.dt;
+  MPI_Comm comm = lv.comm;
+  auto sum_over_ranks = [comm](std::uint64_t* counts, int n) {
+    MPI_Allreduce(MPI_IN_PLACE, counts, n, MPI_UINT64_T, MPI_SUM, comm);
+  };
   model_ = std::make_unique<ContactModel>(std::move(surf), scene.rest, std::move(kin), std::move(object_friction),
-                                          lv.vbegin, lv.vend, cp);  // (owned: this rank's block)
+                                          lv.vbegin, lv.vend, cp, sum_over_ranks);  // (owned: this rank's block)
   // IPC's stiffness bounds from the average dynamic mass and the scene size.
   double msum = 0.0, mcount = 0.0;
   Vec3 lo = scene.rest[0], hi = scene.rest[0];
@@ -50,7 +55,7 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
   kappa_bounds_ = barrier_stiffness_bounds(cp.dhat, model_->max_offset(), mcount > 0 ? msum / mcount : 1.0,
                                            bbox_diagonal_);
   kappa_ = kappa_bounds_.min;
-  halo_ = std::make_unique<ContactHalo>(model_->surface(), scene.vertex_range, lv.comm, cp.dhat);
+  halo_ = std::make_unique<ContactHalo>(model_->surface_for_halo(), scene.vertex_range, lv.comm, cp.dhat);
   halo_->set_timers(&model_->timers());
   model_->set_active(&halo_->active());
   stage_contact_ = log_stage("weft Contact");

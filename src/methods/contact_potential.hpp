@@ -64,6 +64,9 @@ class ContactPotential final : public GlobalTerm {
   size_t vertex_array_bytes() const {
     return model_->vertex_array_bytes() + xf_.memory_bytes() + pf_.memory_bytes() + xf_trial_.memory_bytes();
   }
+  // Bytes of the collision surface's edge table: a rank's share (its own edges and those
+  // the halo received) on more ranks than one, every edge on one.
+  size_t surface_edge_bytes() const { return model_->surface().edges.memory_bytes(); }
   // Counters since the last reset: ACCD queries and seconds spent in the contact phases
   // outside assembly and energy evaluations.
   long ccd_queries = 0;

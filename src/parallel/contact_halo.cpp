@@ -20,7 +20,7 @@ size_t run_length(size_t n) { return std::max(kMinRun, (n + kMaxRunsPerKind - 1)
 
 }  // namespace
 
-ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm,
+ContactHalo::ContactHalo(CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm,
                          double inflation)
     : surface_(surface), range_(std::move(vertex_range)), comm_(comm), inflation_(inflation) {
   MPI_Comm_rank(comm_, &rank_);
@@ -36,10 +36,10 @@ ContactHalo::ContactHalo(const CollisionSurface& surface, std::vector<int> verte
     for (int v : surface_.points)
       if (mine(v)) own_particles_.push_back(v);
     std::vector<int> support;
-    for (size_t e = 0; e < surface_.edges.size(); ++e) {
+    for (int e : surface_.held_edges) {  // (a share build holds exactly its own)
       const Edge& ed = surface_.edges[e];
       if (!mine(ed[0])) continue;
-      own_edges_.push_back(static_cast<int>(e));
+      own_edges_.push_back(e);
       if (!mine(ed[1])) support.push_back(ed[1]);
     }
     for (size_t t = 0; t < surface_.triangles.size(); ++t) {
@@ -268,7 +268,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     const int* v;
     int n;
     double xi;
-    int kind, id;  // (sent by id: kTriangle / kEdge; kParticle goes by its vertex alone)
+    int kind, id;  // (sent by id, an edge with its vertices: kTriangle / kEdge; kParticle goes by its vertex alone)
   };
   std::vector<Prim> prims;
   prims.reserve(own_triangles_.size() + own_edges_.size() + own_particles_.size());
@@ -306,6 +306,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
         if (prims[i].kind != kParticle) {  // (a particle is listed as a known vertex: no id needed)
           send_prims[r].push_back(prims[i].kind);
           send_prims[r].push_back(prims[i].id);
+          if (prims[i].kind == kEdge) send_prims[r].insert(send_prims[r].end(), prims[i].v, prims[i].v + 2);
         }
         for (int a = 0; a < prims[i].n; ++a) {
           const int v = prims[i].v[a];
@@ -346,8 +347,10 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     received_x_.push_back(v);
     if (pf) received_p_.push_back(v);
   }
-  // The primitives themselves, as (kind, id) pairs: with the own ones, what this rank's
-  // broad phase pairs (update_known).
+  // The primitives themselves, as (kind, id) records, an edge's followed by its vertices:
+  // with the own ones, what this rank's broad phase pairs (update_known). A received edge
+  // is written into the surface's edges (a rank's share holds only its own until then;
+  // the entry is the same whoever sends it, and stays for later reads).
   std::vector<int> psc(ranks_), psd(ranks_, 0), prc(ranks_), prd(ranks_, 0);
   for (int r = 0; r < ranks_; ++r) psc[r] = static_cast<int>(send_prims[r].size());
   MPI_Alltoall(psc.data(), 1, MPI_INT, prc.data(), 1, MPI_INT, comm_);
@@ -357,6 +360,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
   received_prims_.resize(prd[ranks_ - 1] + prc[ranks_ - 1]);
   MPI_Alltoallv(sprims.data(), psc.data(), psd.data(), MPI_INT, received_prims_.data(), prc.data(), prd.data(),
                 MPI_INT, comm_);
+  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2)
+    if (received_prims_[i] == kEdge) surface_.edges.ref(received_prims_[i + 1]) = {received_prims_[i + 2], received_prims_[i + 3]};
   stats_.box_received = nr;
   update_known();
   if (timers_) {
@@ -401,7 +406,7 @@ void ContactHalo::update_known() {
   next.triangles = own_triangles_;
   next.edges = own_edges_;
   const size_t nt = next.triangles.size(), ne = next.edges.size();
-  for (size_t i = 0; i + 1 < received_prims_.size(); i += 2) {
+  for (size_t i = 0; i + 1 < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2) {
     const int id = received_prims_[i + 1];
     (received_prims_[i] == kTriangle ? next.triangles : next.edges).push_back(id);
   }

@@ -18,7 +18,8 @@
 //     runs' boxes, grown like the broad phase grows them (by (inflation + xi) / 2), to all
 //     ranks (MPI_Allgatherv of a few thousand boxes at most);
 //  C. each rank sends every one of its own triangles, edges and particles whose grown box
-//     overlaps a box of rank r to r (ids and coordinates, MPI_Alltoallv).
+//     overlaps a box of rank r to r (ids and coordinates, MPI_Alltoallv; an edge with its
+//     vertex ids, which a rank's share of the surface does not hold for others' edges).
 // Why this is complete: the broad phase reports a pair iff the two grown boxes overlap.
 // If rank r owns the point / first edge / smaller particle of a reported pair, that
 // primitive's grown box lies in one of r's run boxes (particles and rod nodes are points),
@@ -63,7 +64,9 @@ class ContactHalo {
 
   // vertex_range: rank r owns solver ids [vertex_range[r], vertex_range[r+1]).
   // inflation: the broad phase's (dhat). Collective.
-  ContactHalo(const CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm, double inflation);
+  // The surface may be a rank's share (EdgeShare): each exchange writes the edges other
+  // ranks send into surface.edges, so every listed edge reads its vertices.
+  ContactHalo(CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm, double inflation);
 
   // Collective. x_owned / p_owned: this rank's owned block, 3 doubles per vertex
   // (p_owned may be null: proximity exchange at x). Fills xf (and pf when p_owned is given)
@@ -118,7 +121,7 @@ class ContactHalo {
   void update_known();  // known_ and active_ from the owned block, received_x_ and received_prims_
   Box vertex_box(int v, const PagedArray<Vec3>& xf, const PagedArray<Vec3>* pf) const;
 
-  const CollisionSurface& surface_;
+  CollisionSurface& surface_;
   std::vector<int> range_;
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
@@ -137,7 +140,8 @@ class ContactHalo {
   std::vector<int> known_;
   ActivePrimitives active_;
   ActivePrimitives next_active_;  // scratch: the lists update_known makes, kept when unchanged
-  // The triangles and edges the last exchange's part C brought, as (kind, id) pairs.
+  // The triangles and edges the last exchange's part C brought, as (kind, id) records, an
+  // edge's followed by its two vertices.
   enum : int { kTriangle = 0, kEdge = 1, kParticle = 2 };
   std::vector<int> received_prims_;
   std::vector<Box> my_boxes_, all_boxes_;

@@ -6,6 +6,7 @@
 # bytes they hold (contact_vertex_arrays_kB) stay under 0.7x the 1-rank run's on every rank
 # at 2 ranks (measured 0.60) and under 0.6x at 3 (measured 0.44-0.48); whole-length arrays
 # on every rank, as before, are 1.0x. Positions equal the 1-rank run's within 1e-7 m.
+# The same for the collision surface's edges (surface_edges_kB), below.
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/local/long_strip.yaml
 value() { awk -v r="$3" -v k="$1" '$1 == "RANK" && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$2"; }
@@ -27,4 +28,17 @@ for r in 0 1 2; do
   A=$(value contact_vertex_arrays_kB log3.txt $r)
   check "rank $r of 3: contact vertex arrays $A kB of the 1-rank run's $A1 kB" "$A > 0 && $A < 0.6 * $A1"
 done
-echo "contact vertex arrays follow each rank's share"
+# The collision surface's edge table (surface_edges_kB): a rank holds its own edges and
+# those the halo sent it (EdgeShare), not every edge (measured 0.56-0.58 at 2 ranks,
+# 0.39-0.42 at 3).
+E1=$(value surface_edges_kB log1.txt 0)
+check "1 rank: surface edges $E1 kB" "$E1 > 0"
+for r in 0 1; do
+  E=$(value surface_edges_kB log2.txt $r)
+  check "rank $r of 2: surface edges $E kB of the 1-rank run's $E1 kB" "$E > 0 && $E < 0.7 * $E1"
+done
+for r in 0 1 2; do
+  E=$(value surface_edges_kB log3.txt $r)
+  check "rank $r of 3: surface edges $E kB of the 1-rank run's $E1 kB" "$E > 0 && $E < 0.6 * $E1"
+done
+echo "contact vertex arrays and surface edges follow each rank's share"

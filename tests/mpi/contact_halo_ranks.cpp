@@ -5,7 +5,10 @@
 // travel as bits; fetch and keep deliver the vertices asked for. The halo's lists (known():
 // the finite entries; active(): the own primitives and the partners other ranks sent) hold, and
 // a broad phase restricted to them (O(owned + halo) loops) finds the same pairs, over a
-// sequence of exchanges whose lists change (stale entries must not survive).
+// sequence of exchanges whose lists change (stale entries must not survive). The halo and
+// the listed broad phase run on a rank's share of the edges (EdgeShare: its own, numbered
+// as a whole build; the halo writes in those it receives), the references on the whole
+// surface: the share holds every edge it lists, with the whole surface's vertices.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -111,8 +114,8 @@ std::vector<long> global_counts(const weft::Candidates& c) {
 // finite, from the partners other ranks sent: at one rank the whole surface. Returns how
 // many edges and triangles had all their vertices finite (what lists by known vertices
 // would hold) plus the points.
-size_t expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf, const weft::PagedArray<Vec3>& xf,
-                    int lo, int hi) {
+size_t expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface& surf,
+                    const weft::CollisionSurface& share, const weft::PagedArray<Vec3>& xf, int lo, int hi) {
   std::vector<int> known;
   for (size_t v = 0; v < xf.size(); ++v)
     if (std::isfinite(xf[v][0])) known.push_back(static_cast<int>(v));
@@ -145,8 +148,10 @@ size_t expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface&
       EXPECT_TRUE(listed(act.edges, int(e))) << "own edge " << e;
     }
   }
-  for (int e : act.edges)
+  for (int e : act.edges) {
     for (int v : surf.edges[e]) EXPECT_TRUE(fin(v)) << "edge " << e << " listed without its vertex " << v;
+    EXPECT_EQ(share.edges[e], surf.edges[e]) << "listed edge " << e << " not held by the share";
+  }
   return finite;
 }
 
@@ -162,6 +167,32 @@ void check_layout(bool scatter, bool codim = false) {
   std::vector<int> range(ranks + 1);
   for (int r = 0; r <= ranks; ++r) range[r] = static_cast<int>(static_cast<long>(nv) * r / ranks);
   const int lo = range[rank], hi = range[rank + 1];
+  // This rank's share of the edges, numbered over the ranks as weft's stepper numbers it.
+  weft::EdgeShare es;
+  es.vbegin = lo, es.vend = hi;
+  es.number = [](long tri_edges, long segs) {
+    long own[2] = {tri_edges, segs}, before[2] = {0, 0}, total[2] = {0, 0};
+    MPI_Exscan(own, before, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(own, total, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    weft::EdgeCounts c;
+    c.triangle_edges_before = before[0], c.triangle_edges = total[0];
+    c.segments_before = before[1], c.segments = total[1];
+    return c;
+  };
+  weft::CollisionSurface share = weft::build_collision_surface(s.tris, s.tri_object, offsets, nv, s.segs,
+                                                               s.seg_object, s.points, s.point_object, &es);
+  ASSERT_EQ(share.edges.size(), surf.edges.size());
+  ASSERT_EQ(share.num_triangle_edges, surf.num_triangle_edges);
+  {
+    std::vector<int> own;  // the whole surface's edges whose first vertex is this rank's
+    for (size_t e = 0; e < surf.edges.size(); ++e)
+      if (surf.edges[e][0] >= lo && surf.edges[e][0] < hi) own.push_back(int(e));
+    EXPECT_EQ(share.held_edges.to_vector(), own);
+    for (int e : own) EXPECT_EQ(share.edges[e], surf.edges[e]) << "own edge " << e;
+    EXPECT_TRUE(share.vertices == surf.vertices.to_vector());
+    EXPECT_EQ(share.codim_vertices, surf.codim_vertices);
+    EXPECT_EQ(share.points, surf.points);
+  }
   std::vector<char> point_owned(nv, 0), edge_owned(surf.edges.size(), 0);
   for (int v = lo; v < hi; ++v) point_owned[v] = 1;
   for (size_t e = 0; e < surf.edges.size(); ++e) edge_owned[e] = point_owned[surf.edges[e][0]];
@@ -170,7 +201,7 @@ void check_layout(bool scatter, bool codim = false) {
     for (int d = 0; d < 3; ++d) x_owned.push_back(s.x[v][d]), p_owned.push_back(s.p[v][d]);
 
   const double dhat = 1e-3;
-  weft::ContactHalo halo(surf, range, MPI_COMM_WORLD, dhat);
+  weft::ContactHalo halo(share, range, MPI_COMM_WORLD, dhat);
   weft::BroadPhase bp, local;  // local: restricted to the halo's active lists
   local.set_active(&halo.active());
   weft::Candidates full, part, listed;
@@ -189,8 +220,8 @@ void check_layout(bool scatter, bool codim = false) {
   bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "proximity");
-  const size_t by_known = expect_lists(halo, surf, xf, lo, hi);
-  local.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
+  const size_t by_known = expect_lists(halo, surf, share, xf, lo, hi);
+  local.find_proximity(share, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
   expect_same(full, listed, "proximity over the active lists");
   const weft::ActivePrimitives& act = halo.active();
   EXPECT_EQ(local.last_stats().boxed, act.points.size() + act.edges.size() + act.triangles.size());
@@ -234,8 +265,8 @@ void check_layout(bool scatter, bool codim = false) {
   bp.find_swept(surf, s.x, s.p, dhat, &point_owned, &edge_owned, nullptr, full);
   bp.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, part);
   expect_same(full, part, "swept");
-  expect_lists(halo, surf, xf, lo, hi);
-  local.find_swept(surf, xf, pf, dhat, &point_owned, &edge_owned, nullptr, listed);
+  expect_lists(halo, surf, share, xf, lo, hi);
+  local.find_swept(share, xf, pf, dhat, &point_owned, &edge_owned, nullptr, listed);
   expect_same(full, listed, "swept over the active lists");
   if (codim) {
     weft::BroadPhase one;
@@ -250,9 +281,9 @@ void check_layout(bool scatter, bool codim = false) {
   int known2 = 0;
   for (int v = 0; v < nv; ++v) known2 += std::isfinite(xf[v][0]) ? 1 : 0;
   EXPECT_EQ(known2, known);
-  expect_lists(halo, surf, xf, lo, hi);
+  expect_lists(halo, surf, share, xf, lo, hi);
   bp.find_proximity(surf, s.x, dhat, &point_owned, &edge_owned, nullptr, full);
-  local.find_proximity(surf, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
+  local.find_proximity(share, xf, dhat, &point_owned, &edge_owned, nullptr, listed);
   expect_same(full, listed, "proximity over the active lists, after a swept query");
 
   // fetch: any vertices, from their owners; keep: they stay in every exchange.

@@ -700,8 +700,9 @@ TEST(BroadPhase, SweptFindsMidStepCrossing) {
   for (int v : {3, 4, 5, 6, 7, 10}) dx[v] = Vec3(0, -2, 0);
   const std::vector<Tri> tris = {{0, 1, 2}, {3, 4, 5}, {6, 7, 10}, {8, 9, 11}};
   const CollisionSurface s2 = build_collision_surface(tris, {0, 1, 2, 3}, {0, 0, 0, 0}, int(x.size()));
-  const int e_fall = int(std::find(s2.edges.begin(), s2.edges.end(), Edge{6, 7}) - s2.edges.begin());
-  const int e_rest = int(std::find(s2.edges.begin(), s2.edges.end(), Edge{8, 9}) - s2.edges.begin());
+  const std::vector<Edge> edges2 = s2.edges.to_vector();
+  const int e_fall = int(std::find(edges2.begin(), edges2.end(), Edge{6, 7}) - edges2.begin());
+  const int e_rest = int(std::find(edges2.begin(), edges2.end(), Edge{8, 9}) - edges2.begin());
   ASSERT_LT(e_fall, int(s2.edges.size()));
   ASSERT_LT(e_rest, int(s2.edges.size()));
 

@@ -46,7 +46,7 @@ TEST(Surface, BorrowedTrianglesGiveTheSameSurfaceWithoutACopy) {
   EXPECT_EQ(borrowed.triangles.data(), tris.data());
   EXPECT_EQ(borrowed.triangle_object, obj);
   EXPECT_NE(held.triangles.data(), tris.data());
-  EXPECT_EQ(borrowed.edges, held.edges);
+  EXPECT_EQ(borrowed.edges.to_vector(), held.edges.to_vector());
   EXPECT_EQ(edge_objects(borrowed), edge_objects(held));
   EXPECT_EQ(borrowed.vertices, held.vertices);
   EXPECT_EQ(borrowed.vertex_object, held.vertex_object);
@@ -65,7 +65,7 @@ TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
   EXPECT_EQ(s.triangle_object, obj);
   EXPECT_EQ(triangle_offsets(s), (std::vector<double>{0.25, 0.25, 1.5}));
   const std::vector<Edge> edges = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 3}, {5, 6}, {5, 7}, {6, 7}};
-  EXPECT_EQ(s.edges, edges);
+  EXPECT_EQ(s.edges.to_vector(), edges);
   EXPECT_EQ(edge_objects(s), (std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1}));
   EXPECT_TRUE(s.edge_object_table.empty());  // derived from the vertices' objects
   EXPECT_EQ(edge_offsets(s), (std::vector<double>{0.25, 0.25, 0.25, 0.25, 0.25, 1.5, 1.5, 1.5}));
@@ -108,10 +108,10 @@ TEST(Surface, GridEdgesMatchReferenceAndEuler) {
   std::set<Edge> ref;
   for (const Tri& t : tris)
     for (int k = 0; k < 3; ++k) ref.insert({std::min(t[k], t[(k + 1) % 3]), std::max(t[k], t[(k + 1) % 3])});
-  EXPECT_EQ(s.edges, std::vector<Edge>(ref.begin(), ref.end()));
+  EXPECT_EQ(s.edges.to_vector(), std::vector<Edge>(ref.begin(), ref.end()));
   EXPECT_EQ(s.edges.size(), size_t(n * n + tris.size() - 1));
   EXPECT_EQ(s.vertices.size(), size_t(n * n));
-  for (const Edge& e : s.edges) EXPECT_LT(e[0], e[1]);
+  for (const Edge& e : s.edges.to_vector()) EXPECT_LT(e[0], e[1]);
 }
 
 TEST(Surface, DeterministicAndIndependentOfTriangleVertexRotation) {
@@ -129,14 +129,14 @@ TEST(Surface, DeterministicAndIndependentOfTriangleVertexRotation) {
   const std::vector<double> off = {0.0, 0.1, 0.2};
   const CollisionSurface s1 = build_collision_surface(tris, obj, off, nv);
   const CollisionSurface s2 = build_collision_surface(tris, obj, off, nv);
-  EXPECT_EQ(s1.edges, s2.edges);
+  EXPECT_EQ(s1.edges.to_vector(), s2.edges.to_vector());
   EXPECT_EQ(edge_objects(s1), edge_objects(s2));
   // Objects share vertices here (malformed for a scene): the edges keep a table of objects.
   EXPECT_FALSE(s1.edge_object_table.empty());
   std::vector<Tri> rot = tris;
   for (Tri& t : rot) std::rotate(t.begin(), t.begin() + 1, t.end());
   const CollisionSurface s3 = build_collision_surface(rot, obj, off, nv);
-  EXPECT_EQ(s1.edges, s3.edges);
+  EXPECT_EQ(s1.edges.to_vector(), s3.edges.to_vector());
   EXPECT_EQ(edge_objects(s1), edge_objects(s3));
   EXPECT_EQ(s1.vertex_object, s3.vertex_object);
   // Edge object = object of the lowest-numbered triangle containing the edge.
@@ -155,7 +155,7 @@ TEST(Surface, DeterministicAndIndependentOfTriangleVertexRotation) {
 
 TEST(Surface, DegenerateTriangleHasNoLoopEdge) {
   const CollisionSurface s = build_collision_surface({{0, 1, 1}}, {0}, {0.0}, 2);
-  EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}}));
+  EXPECT_EQ(s.edges.to_vector(), (std::vector<Edge>{{0, 1}}));
   EXPECT_EQ(s.vertices, (std::vector<int>{0, 1}));
 }
 
@@ -192,7 +192,7 @@ TEST(Surface, SegmentsAndPointsExact) {
 
   EXPECT_EQ(s.num_triangle_edges, 3);
   EXPECT_EQ(s.num_segments(), 3);
-  EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}, {0, 2}, {1, 2}, {2, 5}, {3, 4}, {4, 5}}));
+  EXPECT_EQ(s.edges.to_vector(), (std::vector<Edge>{{0, 1}, {0, 2}, {1, 2}, {2, 5}, {3, 4}, {4, 5}}));
   EXPECT_EQ(edge_objects(s), (std::vector<int>{0, 0, 0, 1, 1, 2}));
   EXPECT_EQ(edge_offsets(s), (std::vector<double>{0.1, 0.1, 0.1, 0.2, 0.2, 0.3}));
   EXPECT_FALSE(s.is_segment(2));
@@ -213,7 +213,7 @@ TEST(Surface, RodsAndParticlesWithoutTriangles) {
   const CollisionSurface s =
       build_collision_surface({}, {}, {2e-3, 1e-3}, 6, {{2, 3}, {1, 2}, {0, 1}}, {0, 0, 0}, {5, 4}, {1, 1});
   EXPECT_EQ(s.num_triangle_edges, 0);
-  EXPECT_EQ(s.edges, (std::vector<Edge>{{0, 1}, {1, 2}, {2, 3}}));
+  EXPECT_EQ(s.edges.to_vector(), (std::vector<Edge>{{0, 1}, {1, 2}, {2, 3}}));
   EXPECT_EQ(edge_offsets(s), (std::vector<double>{2e-3, 2e-3, 2e-3}));
   EXPECT_EQ(s.vertices, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(s.codim_vertices, (std::vector<int>{0, 1, 2, 3, 4, 5}));
@@ -238,4 +238,108 @@ TEST(Surface, RejectsBadCodimInput) {
   EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {-1}, {0}), InputError);
   EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {1}, {2}), InputError);    // object out of range
   EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {1}, {}), InputError);     // size mismatch
+}
+
+// A rank's share of the edges (issue 20, EdgeShare): split the vertices into blocks as ranks
+// own them; each block's share holds exactly the whole surface's edges whose first vertex
+// is in the block, at the same ids, and the same vertex lists and objects. The shares are
+// numbered here as MPI_Exscan / MPI_Allreduce number them in a run: a probe build counts
+// each block's edges, the real one is given the counts of the blocks before and the totals.
+// The scene: a jittered strip of triangles (object 0), rods (object 1) with a repeated and
+// a reversed segment, a segment along a triangle edge (object 0: dropped, and whichever
+// block owns it must not mark its vertices codimensional), and particles (object 2).
+TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
+  const int strip = 40;  // vertices 0..2 strip - 1: two rows
+  std::vector<Tri> tris;
+  std::vector<int> tobj;
+  std::mt19937 rng(5);
+  for (int i = 0; i + 1 < strip; ++i) {
+    const int a = i, b = i + 1, c = strip + i, d = strip + i + 1;
+    tris.push_back(rng() % 2 ? Tri{a, b, d} : Tri{b, d, a});
+    tris.push_back(rng() % 2 ? Tri{a, d, c} : Tri{c, a, d});
+    tobj.push_back(0), tobj.push_back(0);
+  }
+  std::shuffle(tris.begin(), tris.end(), rng);
+  const int r0 = 2 * strip, nr = 30;  // rod vertices r0..r0 + nr - 1
+  std::vector<Edge> segs;
+  std::vector<int> sobj;
+  for (int i = 0; i + 1 < nr; ++i) segs.push_back(i % 3 ? Edge{r0 + i, r0 + i + 1} : Edge{r0 + i + 1, r0 + i});
+  segs.push_back({r0 + 4, r0 + 5});        // repeated
+  segs.push_back({strip + 7, strip + 8});  // a triangle edge
+  for (size_t i = 0; i < segs.size(); ++i) sobj.push_back(i + 1 == segs.size() ? 0 : 1);
+  const int p0 = r0 + nr, np = 12, nv = p0 + np + 3;  // 3 vertices on nothing
+  std::vector<int> pts, pobj;
+  for (int i = np - 1; i >= 0; --i) pts.push_back(p0 + i), pobj.push_back(2);
+  const std::vector<double> off = {0.0, 1e-3, 2e-3};
+  const CollisionSurface whole = build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj);
+  ASSERT_EQ(whole.num_segments(), nr - 1);
+
+  for (const std::vector<int>& cuts : std::vector<std::vector<int>>{
+           {0, nv}, {0, 20, 50, nv}, {0, strip + 8, p0 - 3, nv}, {0, 0, 7, strip + 7, strip + 7, r0 + 5, nv}}) {
+    const int blocks = static_cast<int>(cuts.size()) - 1;
+    std::vector<long> tri_count(blocks), seg_count(blocks);
+    for (int b = 0; b < blocks; ++b) {  // probe: the counts
+      EdgeShare probe{cuts[b], cuts[b + 1], [&](long t, long sg) {
+                        tri_count[b] = t, seg_count[b] = sg;
+                        return EdgeCounts{0, t, 0, sg};
+                      }};
+      build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj, &probe);
+    }
+    std::vector<char> seen(whole.edges.size(), 0);
+    for (int b = 0; b < blocks; ++b) {
+      EdgeShare es{cuts[b], cuts[b + 1], [&](long t, long sg) {
+                     EXPECT_EQ(t, tri_count[b]);
+                     EXPECT_EQ(sg, seg_count[b]);
+                     EdgeCounts c;
+                     for (int q = 0; q < blocks; ++q) {
+                       c.triangle_edges += tri_count[q], c.segments += seg_count[q];
+                       if (q < b) c.triangle_edges_before += tri_count[q], c.segments_before += seg_count[q];
+                     }
+                     return c;
+                   }};
+      const CollisionSurface s = build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj, &es);
+      SCOPED_TRACE("block " + std::to_string(b) + " of " + std::to_string(blocks));
+      ASSERT_EQ(s.edges.size(), whole.edges.size());
+      EXPECT_EQ(s.num_triangle_edges, whole.num_triangle_edges);
+      std::vector<int> own;
+      for (size_t e = 0; e < whole.edges.size(); ++e)
+        if (whole.edges[e][0] >= cuts[b] && whole.edges[e][0] < cuts[b + 1]) own.push_back(int(e));
+      EXPECT_EQ(s.held_edges.to_vector(), own);
+      for (int e : own) {
+        EXPECT_EQ(s.edges[e], whole.edges[e]) << "edge " << e;
+        EXPECT_EQ(s.edge_object(e), whole.edge_object(e)) << "edge " << e;
+        EXPECT_EQ(s.edge_offset(e), whole.edge_offset(e)) << "edge " << e;
+        seen[e] += 1;
+      }
+      for (size_t e = 0; e < s.edges.size(); ++e)
+        if (!std::binary_search(own.begin(), own.end(), int(e))) EXPECT_EQ(s.edges[e], (Edge{-1, -1}));
+      EXPECT_EQ(s.vertices, whole.vertices.to_vector());
+      EXPECT_EQ(s.codim_vertices, whole.codim_vertices);
+      EXPECT_EQ(s.points, whole.points);
+      EXPECT_EQ(s.vertex_object, whole.vertex_object.to_vector());
+      EXPECT_TRUE(s.edge_object_table.empty());
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), long(seen.size())) << "every edge in exactly one share";
+  }
+  // The triangle-edge segment marks nothing: the strip's vertices are on no kept segment.
+  EXPECT_EQ(whole.codim_vertices.front(), r0);
+}
+
+// A share needs each edge's object to be its first vertex's (a scene's objects share no
+// vertex): the objects of edges it does not hold are derived from their vertices. Every
+// block refuses such input, whether it holds the offending edge or not (a run's ranks must
+// all stop, none waiting in the numbering's collectives).
+TEST(Surface, ShareRefusesObjectsSharingAVertex) {
+  for (int cut : {0, 2, 3, 4}) {
+    EdgeShare lower{0, cut, [](long t, long s) { return EdgeCounts{0, t, 0, s}; }};
+    EdgeShare upper{cut, 4, [](long t, long s) { return EdgeCounts{0, t, 0, s}; }};
+    // A segment of object 1 from the object-0 triangle's vertex 2; a triangle whose
+    // vertex 3 is another's.
+    for (const EdgeShare* es : {&lower, &upper}) {
+      EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {0}, {0.0, 1e-3}, 4, {{2, 3}}, {1}, {}, {}, es), InputError);
+      EXPECT_THROW(build_collision_surface({{0, 1, 2}, {1, 3, 2}}, {0, 1}, {0.0, 1e-3}, 4, {}, {}, {}, {}, es),
+                   InputError);
+    }
+  }
+  EXPECT_NO_THROW(build_collision_surface({{0, 1, 2}}, {0}, {0.0, 1e-3}, 4, {{2, 3}}, {1}));
 }

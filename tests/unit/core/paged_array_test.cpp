@@ -139,3 +139,32 @@ TEST(PagedArray, ADenseArrayIsOneFlatBlockThatSpansReadAsAVector) {
   EXPECT_EQ(a.flat_data(), nullptr);
   EXPECT_EQ(a.committed_pages(), 0u);
 }
+
+// commit_range: a rank's own contiguous range as one block (one allocation), skipping pages
+// already committed; the entries read the fill until written; copies, swaps and to_vector
+// see them as any page.
+TEST(PagedArray, CommitRangeTakesTheUncommittedPagesOfARangeAsOneBlock) {
+  PagedArray<int> a(20 * kPage + 3, -1);
+  a.ref(5 * kPage + 1) = 7;                    // page 5 committed first
+  a.commit_range(3 * kPage + 10, 8 * kPage);   // pages 3..7: 4 new (5 was committed)
+  EXPECT_EQ(a.committed_pages(), 5u);
+  a.commit_range(4 * kPage, 6 * kPage);        // all committed: nothing new
+  a.commit_range(9 * kPage, 9 * kPage);        // empty
+  EXPECT_EQ(a.committed_pages(), 5u);
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i == 5 * kPage + 1 ? 7 : -1) << i;
+  for (size_t i = 3 * kPage + 10; i < 8 * kPage; ++i) a.ref(i) = static_cast<int>(i);
+  EXPECT_EQ(a.committed_pages(), 5u);          // the writes commit nothing more
+  a.commit_range(20 * kPage, a.size());        // the last, partial page
+  EXPECT_EQ(a.committed_pages(), 6u);
+  const std::vector<int> v = a.to_vector();
+  ASSERT_EQ(v.size(), a.size());
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i >= 3 * kPage + 10 && i < 8 * kPage ? int(i) : -1) << i;
+  PagedArray<int> b = a, c;
+  EXPECT_EQ(b.to_vector(), v);
+  c.swap(b);
+  EXPECT_EQ(c.to_vector(), v);
+  EXPECT_EQ(c.committed_pages(), 6u);
+  EXPECT_EQ(b.committed_pages(), 0u);
+  // Held: the 6 pages, the fill page, the table and the 3 allocations' pointers.
+  EXPECT_LT(a.memory_bytes(), 8 * kPage * sizeof(int) + 21 * sizeof(int*) + 8 * sizeof(void*));
+}

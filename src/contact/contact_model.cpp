@@ -93,12 +93,12 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
 }
 
 // The median rest length of the dynamic edges, element count / 2 of them in ascending order
-// (what nth_element gives; infinity when there is none: no growth bound), selected without a list of the lengths (at
-// 4.2M vertices, the list and its growth were the stepper setup's largest transient, ~40
-// bytes a vertex on every rank): lengths are >= 0, so their order is that of their bit
-// patterns, and a radix select finds the element 16 bits a pass. Over the held edges, their
-// counts summed over the ranks by `sum` when given (a share's: the whole surface's median,
-// the same bits at every rank count).
+// (what nth_element gives; infinity when there is none: no growth bound), selected without
+// a list of the lengths (at 4.2M vertices, the list and its growth were the stepper setup's
+// largest transient, ~40 bytes a vertex on every rank): lengths are >= 0, so their order is
+// that of their bit patterns, and a radix select finds the element 16 bits a pass. Over the
+// held edges, their counts summed over the ranks by `sum` when given (a share's: the whole
+// surface's median, the same bits at every rank count).
 double ContactModel::median_dynamic_edge_length(const SumOverRanks& sum) const {
   auto dynamic = [&](int e) { return !kinematic_[surface_.edges[e][0]] || !kinematic_[surface_.edges[e][1]]; };
   auto bits = [&](int e) {

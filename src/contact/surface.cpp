@@ -134,7 +134,8 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
           if (a != b && lo >= a0 && lo < a1) half[cursor[lo - a0]++ - start[i0]] = {std::max(a, b), t};
         }
       for (int a = a0; a < a1; ++a) {
-        auto first = half.begin() + (start[a - v_lo] - start[i0]), last = half.begin() + (start[a - v_lo + 1] - start[i0]);
+        auto first = half.begin() + (start[a - v_lo] - start[i0]);
+        auto last = half.begin() + (start[a - v_lo + 1] - start[i0]);
         std::sort(first, last, [](const Half& x, const Half& y) { return x.b < y.b || (x.b == y.b && x.t < y.t); });
         for (auto it = first; it != last; ++it) {
           if (it != first && std::prev(it)->b == it->b) continue;
@@ -175,7 +176,8 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
       return x.a < y.a || (x.a == y.a && (x.b < y.b || (x.b == y.b && x.i < y.i)));
     });
     auto own = [&](int a) { return a >= v_lo && a < v_hi; };
-    std::vector<Edge> maybe, on_triangle;  // others' segments with both vertices on triangles; those that are triangle edges
+    // Others' segments with both vertices on triangles; those of them that are triangle edges.
+    std::vector<Edge> maybe, on_triangle;
     for (const Seg& g : segs)
       if (!own(g.a) && vobj[g.a] >= 0 && vobj[g.b] >= 0) maybe.push_back({g.a, g.b});
     if (!maybe.empty()) {

@@ -268,7 +268,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     const int* v;
     int n;
     double xi;
-    int kind, id;  // (sent by id, an edge with its vertices: kTriangle / kEdge; kParticle goes by its vertex alone)
+    // Sent by id, an edge with its vertices (kTriangle / kEdge); kParticle goes by its vertex alone.
+    int kind, id;
   };
   std::vector<Prim> prims;
   prims.reserve(own_triangles_.size() + own_edges_.size() + own_particles_.size());
@@ -360,8 +361,10 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
   received_prims_.resize(prd[ranks_ - 1] + prc[ranks_ - 1]);
   MPI_Alltoallv(sprims.data(), psc.data(), psd.data(), MPI_INT, received_prims_.data(), prc.data(), prd.data(),
                 MPI_INT, comm_);
-  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2)
-    if (received_prims_[i] == kEdge) surface_.edges.ref(received_prims_[i + 1]) = {received_prims_[i + 2], received_prims_[i + 3]};
+  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2) {
+    const int* r = &received_prims_[i];
+    if (r[0] == kEdge) surface_.edges.ref(r[1]) = {r[2], r[3]};
+  }
   stats_.box_received = nr;
   update_known();
   if (timers_) {

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/motion.hpp"
 #include "energy/registry.hpp"
+#include "parallel/contact_halo.hpp"
 #include "parallel/even_share.hpp"
 #include "solver/ghosted_array.hpp"
 
@@ -82,17 +83,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     // owns; the contact halo adds those other ranks send it), numbered as a whole build.
     int ranks = 1;
     MPI_Comm_size(lv.comm, &ranks);
-    EdgeShare share;
-    share.vbegin = lv.vbegin, share.vend = lv.vend;
-    share.number = [&](long tri_edges, long segs) {
-      long own[2] = {tri_edges, segs}, before[2] = {0, 0}, total[2] = {0, 0};
-      MPI_Exscan(own, before, 2, MPI_LONG, MPI_SUM, lv.comm);  // (rank 0's stays 0)
-      MPI_Allreduce(own, total, 2, MPI_LONG, MPI_SUM, lv.comm);
-      EdgeCounts c;
-      c.triangle_edges_before = before[0], c.triangle_edges = total[0];
-      c.segments_before = before[1], c.segments = total[1];
-      return c;
-    };
+    const EdgeShare share = rank_edge_share(lv.vbegin, lv.vend, lv.comm);
     CollisionSurface surf =
         build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles),
                                 scene.triangle_object, object_offset, scene.num_vertices,

@@ -20,6 +20,21 @@ size_t run_length(size_t n) { return std::max(kMinRun, (n + kMaxRunsPerKind - 1)
 
 }  // namespace
 
+EdgeShare rank_edge_share(int vbegin, int vend, MPI_Comm comm) {
+  EdgeShare share;
+  share.vbegin = vbegin, share.vend = vend;
+  share.number = [comm](long triangle_edges, long segments) {
+    long own[2] = {triangle_edges, segments}, before[2] = {0, 0}, total[2] = {0, 0};
+    MPI_Exscan(own, before, 2, MPI_LONG, MPI_SUM, comm);  // (rank 0's stays 0)
+    MPI_Allreduce(own, total, 2, MPI_LONG, MPI_SUM, comm);
+    EdgeCounts c;
+    c.triangle_edges_before = before[0], c.triangle_edges = total[0];
+    c.segments_before = before[1], c.segments = total[1];
+    return c;
+  };
+  return share;
+}
+
 ContactHalo::ContactHalo(CollisionSurface& surface, std::vector<int> vertex_range, MPI_Comm comm,
                          double inflation)
     : surface_(surface), range_(std::move(vertex_range)), comm_(comm), inflation_(inflation) {
@@ -349,9 +364,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     if (pf) received_p_.push_back(v);
   }
   // The primitives themselves, as (kind, id) records, an edge's followed by its vertices:
-  // with the own ones, what this rank's broad phase pairs (update_known). A received edge
-  // is written into the surface's edges (a rank's share holds only its own until then;
-  // the entry is the same whoever sends it, and stays for later reads).
+  // with the own ones, what this rank's broad phase pairs (update_known, which also writes
+  // a received edge into the surface's edges).
   std::vector<int> psc(ranks_), psd(ranks_, 0), prc(ranks_), prd(ranks_, 0);
   for (int r = 0; r < ranks_; ++r) psc[r] = static_cast<int>(send_prims[r].size());
   MPI_Alltoall(psc.data(), 1, MPI_INT, prc.data(), 1, MPI_INT, comm_);
@@ -361,10 +375,6 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
   received_prims_.resize(prd[ranks_ - 1] + prc[ranks_ - 1]);
   MPI_Alltoallv(sprims.data(), psc.data(), psd.data(), MPI_INT, received_prims_.data(), prc.data(), prd.data(),
                 MPI_INT, comm_);
-  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2) {
-    const int* r = &received_prims_[i];
-    if (r[0] == kEdge) surface_.edges.ref(r[1]) = {r[2], r[3]};
-  }
   stats_.box_received = nr;
   update_known();
   if (timers_) {
@@ -409,9 +419,12 @@ void ContactHalo::update_known() {
   next.triangles = own_triangles_;
   next.edges = own_edges_;
   const size_t nt = next.triangles.size(), ne = next.edges.size();
-  for (size_t i = 0; i + 1 < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2) {
-    const int id = received_prims_[i + 1];
-    (received_prims_[i] == kTriangle ? next.triangles : next.edges).push_back(id);
+  // A received edge is also written into the surface's edges: a rank's share holds only its
+  // own until then; the entry is the same whoever sends it, and stays for later reads.
+  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2) {
+    const int* r = &received_prims_[i];
+    if (r[0] == kEdge) surface_.edges.ref(r[1]) = {r[2], r[3]};
+    (r[0] == kTriangle ? next.triangles : next.edges).push_back(r[1]);
   }
   // (Own lists ascend; the received ones follow, sorted, then merged in.)
   auto merge = [](std::vector<int>& a, size_t own) {

@@ -53,6 +53,11 @@
 
 namespace weft {
 
+// A rank's share of the collision surface's edges (EdgeShare) for the block [vbegin, vend)
+// of `comm`'s rank: its edges numbered over the ranks as a whole build numbers them (an
+// MPI_Exscan of each rank's counts, an MPI_Allreduce of the totals; collective in the build).
+EdgeShare rank_edge_share(int vbegin, int vend, MPI_Comm comm);
+
 class ContactHalo {
  public:
   struct Stats {
@@ -118,7 +123,9 @@ class ContactHalo {
   void run_pattern(const Pattern& pat, const double* x_owned, const double* p_owned, PagedArray<Vec3>& xf,
                    PagedArray<Vec3>* pf);
   void reset(PagedArray<Vec3>& xf, PagedArray<Vec3>* pf);
-  void update_known();  // known_ and active_ from the owned block, received_x_ and received_prims_
+  // known_ and active_ from the owned block, received_x_ and received_prims_ (whose edges
+  // it writes into the surface).
+  void update_known();
   Box vertex_box(int v, const PagedArray<Vec3>& xf, const PagedArray<Vec3>* pf) const;
 
   CollisionSurface& surface_;

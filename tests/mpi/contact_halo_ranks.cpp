@@ -168,17 +168,7 @@ void check_layout(bool scatter, bool codim = false) {
   for (int r = 0; r <= ranks; ++r) range[r] = static_cast<int>(static_cast<long>(nv) * r / ranks);
   const int lo = range[rank], hi = range[rank + 1];
   // This rank's share of the edges, numbered over the ranks as weft's stepper numbers it.
-  weft::EdgeShare es;
-  es.vbegin = lo, es.vend = hi;
-  es.number = [](long tri_edges, long segs) {
-    long own[2] = {tri_edges, segs}, before[2] = {0, 0}, total[2] = {0, 0};
-    MPI_Exscan(own, before, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(own, total, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    weft::EdgeCounts c;
-    c.triangle_edges_before = before[0], c.triangle_edges = total[0];
-    c.segments_before = before[1], c.segments = total[1];
-    return c;
-  };
+  const weft::EdgeShare es = weft::rank_edge_share(lo, hi, MPI_COMM_WORLD);
   weft::CollisionSurface share = weft::build_collision_surface(s.tris, s.tri_object, offsets, nv, s.segs,
                                                                s.seg_object, s.points, s.point_object, &es);
   ASSERT_EQ(share.edges.size(), surf.edges.size());

@@ -61,7 +61,7 @@ constexpr double kDropShare = 0.6;
 
 }  // namespace
 
-ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
                            std::vector<double> object_friction, int owned_begin, int owned_end,
                            const ContactParams& params, const SumOverRanks& sum_over_ranks)
     : ContactModel(std::move(surface), rest, std::move(kinematic), std::move(object_friction), std::vector<char>(),
@@ -77,17 +77,33 @@ ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& re
   }
 }
 
-ContactModel::ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
                            std::vector<double> object_friction, std::vector<char> point_owned,
                            std::vector<char> edge_owned, const ContactParams& params)
     : surface_(std::move(surface)),
-      rest_(&rest),
+      rest_(rest),
       kinematic_(std::move(kinematic)),
       object_friction_(std::move(object_friction)),
       point_owned_(std::move(point_owned)),
       edge_owned_(std::move(edge_owned)),
       params_(params) {
   for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.point_offset(v));
+  if (surface_.edge_share) {
+    // Its held edges are two runs of ids (triangle edges, segments): one block each.
+    PagedArray<double>& len2 = surface_.edge_rest_length2;
+    len2.assign(surface_.edges.size(), std::numeric_limits<double>::quiet_NaN());
+    for (auto it = surface_.held_edges.begin(), end = surface_.held_edges.end(); it != end;) {
+      const int first = *it;
+      int next = first;
+      while (it != end && *it == next) ++it, ++next;
+      len2.commit_range(static_cast<size_t>(first), static_cast<size_t>(next));
+    }
+    for (int e : surface_.held_edges) {
+      const Edge& g = surface_.edges[e];
+      len2.ref(e) = (rest_[g[1]] - rest_[g[0]]).squaredNorm();
+    }
+    rest_ = VertexSpan<Vec3>();
+  }
   if (surface_.held_edges.size() == surface_.edges.size())
     skin_max_growth_ = kSkinMaxGrowthPerEdge * median_dynamic_edge_length(SumOverRanks());
 }

@@ -43,8 +43,9 @@ class ContactModel {
   struct Box {  // an axis-aligned box (the broad phase's, see contact_model.cpp)
     double lo[3], hi[3];
   };
-  // `rest` (every vertex's rest position) is kept by reference: it must outlive the model.
-  ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+  // `rest` (every vertex's rest position) is read by reference: on a whole surface it must
+  // outlive the model; a share reads it only here, for its held edges' rest lengths.
+  ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
   // Sums n counts over the ranks in place (the caller's MPI_Allreduce).
@@ -53,7 +54,7 @@ class ContactModel {
   // [owned_begin, owned_end), a rank's block: no flag arrays the length of the surface. A
   // surface that is a rank's share of the edges (EdgeShare) needs sum_over_ranks (the
   // whole surface's median edge length, below).
-  ContactModel(CollisionSurface surface, const std::vector<Vec3>& rest, std::vector<char> kinematic,
+  ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
                std::vector<double> object_friction, int owned_begin, int owned_end, const ContactParams& params,
                const SumOverRanks& sum_over_ranks = SumOverRanks());
 
@@ -223,13 +224,16 @@ class ContactModel {
   double median_dynamic_edge_length(const SumOverRanks& sum) const;
 
   CollisionSurface surface_;
-  // Rest positions (the scene's; they outlive the model): the edge-edge mollifier threshold
-  // is 1e-3 |ea|^2 |eb|^2 at rest, computed per pair (not stored per edge: 24 bytes a cloth
-  // vertex on every rank).
-  const std::vector<Vec3>* rest_ = nullptr;
+  // The edge-edge mollifier threshold is 1e-3 |ea|^2 |eb|^2 at rest. A whole surface
+  // computes it per pair from the rest positions (the scene's, which outlive the model; not
+  // stored per edge: 24 bytes a cloth vertex); a share reads its edges' from the surface's
+  // table (filled at construction for the held edges, by the halo for received ones: the
+  // same bits), so the model keeps no rest positions after its construction.
+  VertexSpan<Vec3> rest_;
   double rest_length2(int e) const {
+    if (surface_.edge_share) return surface_.edge_rest_length2[e];
     const Edge& g = surface_.edges[e];
-    return ((*rest_)[g[1]] - (*rest_)[g[0]]).squaredNorm();
+    return (rest_[g[1]] - rest_[g[0]]).squaredNorm();
   }
   std::vector<char> kinematic_;
   // This step's free kinematic vertices, ascending (set_free_kinematic; few, usually none).

@@ -269,6 +269,7 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
     throw InputError("collision surface: " + std::to_string(total) + " edges, more than an int indexes");
   s.num_triangle_edges = static_cast<int>(c.triangle_edges);
   s.edges.assign(static_cast<size_t>(total), Edge{-1, -1}, !share);
+  s.edge_share = share != nullptr;
   const long first[2] = {c.triangle_edges_before, c.triangle_edges + c.segments_before};
   const long count[2] = {own_triangle_edges, own_segments};
   for (int part = 0, h = 0; part < 2; ++part) {

@@ -44,6 +44,12 @@ struct CollisionSurface {
   // The edges the build stored, ascending (as runs: a share's are two, its triangle edges
   // and its segments): every edge of a whole build, a rank's own edges of a share build.
   IdRuns held_edges;
+  // A share build (EdgeShare) sets `edge_share`; the contact model then keeps each held
+  // edge's squared rest length here (the edge-edge mollifier's, C-IPC eq. 9 / IPC eq. 12) and
+  // the contact halo writes a received edge's with it, so no rank reads a rest position
+  // beyond its part. Empty on a whole build, which computes them from the rest positions.
+  bool edge_share = false;
+  PagedArray<double> edge_rest_length2;
   // Every vertex on a triangle, a segment or an isolated point, ascending; as runs of
   // consecutive ids (core/run_ints.hpp: a cloth's are all its vertices, one run), not 4
   // bytes a vertex on every rank.

@@ -3,6 +3,7 @@
 #include <petsclog.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <cmath>
 #include <limits>
@@ -40,6 +41,7 @@ ContactHalo::ContactHalo(CollisionSurface& surface, std::vector<int> vertex_rang
     : surface_(surface), range_(std::move(vertex_range)), comm_(comm), inflation_(inflation) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
+  edge_record_ = surface_.edge_rest_length2.empty() ? 4 : 6;
   const int nv = surface_.num_vertices();
   const int lo = range_[rank_], hi = range_[rank_ + 1];
   auto mine = [&](int v) { return v >= lo && v < hi; };
@@ -322,7 +324,14 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
         if (prims[i].kind != kParticle) {  // (a particle is listed as a known vertex: no id needed)
           send_prims[r].push_back(prims[i].kind);
           send_prims[r].push_back(prims[i].id);
-          if (prims[i].kind == kEdge) send_prims[r].insert(send_prims[r].end(), prims[i].v, prims[i].v + 2);
+          if (prims[i].kind == kEdge) {
+            send_prims[r].insert(send_prims[r].end(), prims[i].v, prims[i].v + 2);
+            if (edge_record_ == 6) {  // (a share's squared rest length, as two ints)
+              int bits[2];
+              std::memcpy(bits, &surface_.edge_rest_length2[prims[i].id], sizeof bits);
+              send_prims[r].insert(send_prims[r].end(), bits, bits + 2);
+            }
+          }
         }
         for (int a = 0; a < prims[i].n; ++a) {
           const int v = prims[i].v[a];
@@ -363,7 +372,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     received_x_.push_back(v);
     if (pf) received_p_.push_back(v);
   }
-  // The primitives themselves, as (kind, id) records, an edge's followed by its vertices:
+  // The primitives themselves, as (kind, id) records, an edge's followed by its vertices
+  // (and on a share by its squared rest length, for the edge-edge mollifier):
   // with the own ones, what this rank's broad phase pairs (update_known, which also writes
   // a received edge into the surface's edges).
   std::vector<int> psc(ranks_), psd(ranks_, 0), prc(ranks_), prd(ranks_, 0);
@@ -421,9 +431,12 @@ void ContactHalo::update_known() {
   const size_t nt = next.triangles.size(), ne = next.edges.size();
   // A received edge is also written into the surface's edges: a rank's share holds only its
   // own until then; the entry is the same whoever sends it, and stays for later reads.
-  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? 4 : 2) {
+  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? edge_record_ : 2) {
     const int* r = &received_prims_[i];
-    if (r[0] == kEdge) surface_.edges.ref(r[1]) = {r[2], r[3]};
+    if (r[0] == kEdge) {
+      surface_.edges.ref(r[1]) = {r[2], r[3]};
+      if (edge_record_ == 6) std::memcpy(&surface_.edge_rest_length2.ref(r[1]), r + 4, sizeof(double));
+    }
     (r[0] == kTriangle ? next.triangles : next.edges).push_back(r[1]);
   }
   // (Own lists ascend; the received ones follow, sorted, then merged in.)

@@ -151,6 +151,9 @@ class ContactHalo {
   // edge's followed by its two vertices.
   enum : int { kTriangle = 0, kEdge = 1, kParticle = 2 };
   std::vector<int> received_prims_;
+  // Ints of an edge's record: (kind, id, a, b), and on a share whose model keeps the edges'
+  // rest lengths (CollisionSurface::edge_rest_length2) that double's two halves.
+  int edge_record_ = 4;
   std::vector<Box> my_boxes_, all_boxes_;
   std::vector<int> box_counts_, box_displs_;
   Stats stats_;

@@ -5,7 +5,7 @@
 
 namespace weft {
 
-std::vector<HierarchyLevel> build_hierarchy(const std::vector<Edge>& edges0, const std::vector<Vec3>& X,
+std::vector<HierarchyLevel> build_hierarchy(const std::vector<Edge>& edges0, VertexSpan<Vec3> X,
                                             const std::vector<int>& key, int levels) {
   const int n = static_cast<int>(X.size());
   std::vector<HierarchyLevel> out;

@@ -11,6 +11,7 @@
 #pragma once
 #include <vector>
 
+#include "core/paged_array.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -28,7 +29,7 @@ struct HierarchyLevel {
 // edges: level 0's distance constraints (vertex ids < num_vertices), rest: positions by
 // vertex id, key: the visiting order of vertices, a permutation of 0 .. n - 1 (e.g. their input ids). Returns levels
 // 1 .. levels - 1 (fewer when a level would keep every particle or none with an edge).
-std::vector<HierarchyLevel> build_hierarchy(const std::vector<Edge>& edges, const std::vector<Vec3>& rest,
+std::vector<HierarchyLevel> build_hierarchy(const std::vector<Edge>& edges, VertexSpan<Vec3> rest,
                                             const std::vector<int>& key, int levels);
 
 }  // namespace weft

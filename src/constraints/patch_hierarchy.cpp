@@ -24,7 +24,7 @@ int find_root(std::vector<int>& p, int i) {
 }  // namespace
 
 void PatchHierarchy::build(const std::vector<Tri>& tris, const std::vector<Edge>& edges,
-                           const std::vector<Vec3>& rest) {
+                           VertexSpan<Vec3> rest) {
   tris_ = tris, edges_ = edges;
   nodes_.clear(), boundary_.clear();
   if (tris.empty()) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/paged_array.hpp"
 #include "core/types.hpp"
 
 namespace weft {
@@ -27,7 +28,7 @@ class PatchHierarchy {
  public:
   // tris: the triangles (vertex ids, consistently oriented where the sheet is orientable);
   // edges: every edge of tris, each once; rest: positions (3 per vertex) to split by.
-  void build(const std::vector<Tri>& tris, const std::vector<Edge>& edges, const std::vector<Vec3>& rest);
+  void build(const std::vector<Tri>& tris, const std::vector<Edge>& edges, VertexSpan<Vec3> rest);
   bool empty() const { return nodes_.empty(); }
 
   // Calls f(e, t) for every edge e and triangle t (indices into build's lists) that share no

@@ -103,6 +103,18 @@ class PagedArray {
     committed_count_ += fresh;
   }
 
+  // A copy holding only the entries [i0, i1) (one block) and those listed in `ids`; every
+  // other entry reads `fill` (a rank keeping its part of an array built whole).
+  PagedArray part(size_t i0, size_t i1, const std::vector<int>& ids, const T& fill) const {
+    PagedArray p(n_, fill);
+    p.commit_range(i0, i1);
+    for (size_t i = i0; i < i1; ++i) p.ref(i) = (*this)[i];
+    for (int i : ids) p.ref(static_cast<size_t>(i)) = (*this)[static_cast<size_t>(i)];
+    return p;
+  }
+  // The dense block, writable (a builder filling an array assigned dense), else null.
+  T* flat_data() { return flat_; }
+
   // Every entry as a flat vector (tests and tools).
   std::vector<T> to_vector() const {
     std::vector<T> v(n_);

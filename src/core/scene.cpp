@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "energy/registry.hpp"
 
@@ -11,6 +12,15 @@ double Scene::tear_stretch() const {
   if (spec.method == "pbd") return spec.pbd.tear_stretch;
   if (spec.method == "xpbd") return spec.xpbd.tear_stretch;
   return 0.0;
+}
+
+void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  PagedArray<Vec3> r = rest.part(vbegin, vend, ghosts, Vec3::Constant(nan));
+  PagedArray<double> m = mass.part(vbegin, vend, ghosts, nan);
+  rest.swap(r);
+  mass.swap(m);
+  vertex_part = true;
 }
 
 int Scene::owner_of(int v) const {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/object_kind.hpp"
+#include "core/paged_array.hpp"
 #include "core/run_ints.hpp"
 #include "core/types.hpp"
 #include "energy/element_set.hpp"
@@ -49,8 +50,15 @@ struct Scene {
   int partition_of(int v) const { return owner_of(v); }  // owning rank (solver ids are in rank blocks)
   std::string partitioner = "METIS";  // what split the mesh vertices: METIS or PT-Scotch
 
-  std::vector<Vec3> rest;              // solver order, placed in the world at t = 0
-  std::vector<double> mass;            // lumped, kg
+  // Per vertex, solver order: rest positions (placed in the world at t = 0) and lumped masses
+  // (kg). Built whole (dense: one block, read as a flat array); a run on several ranks whose
+  // stepper reads no vertex beyond its own and its ghosts then keeps only those
+  // (keep_vertex_part, issue 20: no rank holds the whole scene), every other entry NaN.
+  PagedArray<Vec3> rest;
+  PagedArray<double> mass;
+  bool vertex_part = false;  // rest and mass hold only this rank's part (keep_vertex_part)
+  // Keeps rest and mass of [vbegin, vend) (one block) and of `ghosts` only.
+  void keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts);
   // Per vertex (solver order), as runs (core/run_ints.hpp: a few runs per rank block and
   // object, not 4 bytes a vertex each on every rank).
   RunInts vertex_object;

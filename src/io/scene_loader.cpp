@@ -360,8 +360,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   for (int p : part) ++s.vertex_range[p + 1];
   std::partial_sum(s.vertex_range.begin(), s.vertex_range.end(), s.vertex_range.begin());
 
-  s.rest.resize(n);
-  for (int i = 0; i < n; ++i) s.rest[solver_of_input[i]] = X[i];
+  s.rest.assign(n, Vec3::Zero(), true);
+  for (int i = 0; i < n; ++i) s.rest.ref(solver_of_input[i]) = X[i];
   for (int v = 0; v < n; ++v) {
     const int i = input_of_solver[v];
     s.vertex_object.push_back(vobj[i]);
@@ -378,7 +378,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   std::vector<int>().swap(part);
 
   // 4. Elements in solver ids, rest data and lumped masses.
-  s.mass.assign(n, 0.0);
+  s.mass.assign(n, 0.0, true);
   // A volume's mass is lumped from its tets (below); its boundary triangles carry none.
   std::vector<char> lumped_by_volume(spec.objects.size(), 0);
   for (int o : tetobj) lumped_by_volume[o] = 1;
@@ -396,7 +396,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     const MaterialSpec& mat = spec.objects[tobj[t]].material;
     if (lumped_by_volume[tobj[t]]) continue;
     const double m3 = mat.density * mat.thickness * area / 3.0;
-    for (int v : tri) s.mass[v] += m3;
+    for (int v : tri) s.mass.ref(v) += m3;
   }
   s.triangle_object.compact();
   std::vector<Tri>().swap(tris);
@@ -411,15 +411,15 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     s.segment_object.push_back(sobj[k]);
     const MaterialSpec& mat = spec.objects[sobj[k]].material;
     const double half = 0.5 * mat.density * pi * mat.radius * mat.radius * (s.rest[e[1]] - s.rest[e[0]]).norm();
-    s.mass[e[0]] += half;
-    s.mass[e[1]] += half;
+    s.mass.ref(e[0]) += half;
+    s.mass.ref(e[1]) += half;
   }
   for (size_t k = 0; k < pts.size(); ++k) {
     const int v = solver_of_input[pts[k]];
     s.points.push_back(v);
     s.point_object.push_back(pobj[k]);
     const MaterialSpec& mat = spec.objects[pobj[k]].material;
-    s.mass[v] += mat.density * 4.0 / 3.0 * pi * mat.radius * mat.radius * mat.radius;
+    s.mass.ref(v) += mat.density * 4.0 / 3.0 * pi * mat.radius * mat.radius * mat.radius;
   }
   // Volumes: rho V / 4 to each vertex of a tet of rest volume V.
   for (size_t k = 0; k < tets.size(); ++k) {
@@ -430,12 +430,12 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     const Vec3& x0 = s.rest[t[0]];
     const double V = (s.rest[t[1]] - x0).dot((s.rest[t[2]] - x0).cross(s.rest[t[3]] - x0)) / 6.0;
     const double quarter = spec.objects[tetobj[k]].material.density * V / 4.0;
-    for (int v : t) s.mass[v] += quarter;
+    for (int v : t) s.mass.ref(v) += quarter;
   }
   // material.vertex_mass replaces the lumped masses (tests, comparisons with other codes).
   for (int v = 0; v < n; ++v) {
     const double vm = spec.objects[s.vertex_object[v]].material.vertex_mass;
-    if (vm > 0 && spec.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle && !s.is_spare(v)) s.mass[v] = vm;
+    if (vm > 0 && spec.objects[s.vertex_object[v]].kind != ObjectKind::Obstacle && !s.is_spare(v)) s.mass.ref(v) = vm;
   }
   // Under a run's communicator each rank keeps only the stencils touching a vertex it owns:
   // its matrix rows, its LocalView (stencils it leads, and their ghosts) and its terms need

@@ -40,6 +40,8 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     : scene_(scene), lv_(lv), method_(std::move(method)), h_(scene.spec.dt) {
   sys_ = std::make_unique<LinearSystem>(scene, lv, scene.spec.linear);
   const int n_owned = lv.num_owned(), n_local = lv.num_local();
+  int ranks = 1;
+  MPI_Comm_size(lv.comm, &ranks);
   std::vector<PetscInt> ghosts(lv.ghosts.begin(), lv.ghosts.end());
   check(VecCreateGhostBlock(lv.comm, 3, 3 * n_owned, PETSC_DETERMINE, static_cast<PetscInt>(ghosts.size()),
                             ghosts.data(), &x_), "VecCreateGhostBlock");
@@ -81,8 +83,6 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     }
     // On more ranks than one, each holds its share of the edges (issue 20: the edges it
     // owns; the contact halo adds those other ranks send it), numbered as a whole build.
-    int ranks = 1;
-    MPI_Comm_size(lv.comm, &ranks);
     const EdgeShare share = rank_edge_share(lv.vbegin, lv.vend, lv.comm);
     CollisionSurface surf =
         build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles),
@@ -101,7 +101,15 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
   std::vector<int> fixed;
   for (int l : kin_local_)
     if (l < n_owned) fixed.push_back(l);
-  inertia_ = std::make_unique<InertiaTerm>(n_owned, std::move(fixed), scene.mass.data() + lv.vbegin, x_hat_);
+  // The owned masses: the scene's own block on one rank; a copy on more, whose scene keeps
+  // its part in other storage after the setup (Scene::keep_vertex_part).
+  const double* owned_mass = scene.mass.flat_data() + lv.vbegin;
+  if (ranks > 1 || !scene.mass.flat_data()) {
+    owned_mass_.resize(n_owned);
+    for (int l = 0; l < n_owned; ++l) owned_mass_[l] = scene.mass[lv.vbegin + l];
+    owned_mass = owned_mass_.data();
+  }
+  inertia_ = std::make_unique<InertiaTerm>(n_owned, std::move(fixed), owned_mass, x_hat_);
   al_ = std::make_unique<KinematicAl>(al_mass_, lv.comm);
   al_->settle_step = 0.1 * al_tolerance();
   NewtonMinimiser::Options opt;

@@ -106,6 +106,7 @@ class CipcStepper final : public Stepper {
   std::vector<std::unique_ptr<EnergyTerm>> terms_;  // one per scene element set
   std::vector<std::unique_ptr<EnergyTermPart>> elastic_;
   std::unique_ptr<InertiaTerm> inertia_;
+  std::vector<double> owned_mass_;  // the inertia's masses on more ranks than one (else the scene's)
   std::unique_ptr<ContactPotential> contact_;
   // Augmented-Lagrangian kinematic boundary conditions (IPC, Li et al. 2020, section 4.3;
   // rigid IPC section 4.4): per step, for obstacle vertices the CCD-limited move left

@@ -258,8 +258,8 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
     const Scene& s = scene_;
     tm_.triangles = s.triangles;
     tm_.triangle_object = s.triangle_object.to_vector();
-    tm_.mass = s.mass;
-    tm_.rest = s.rest;
+    tm_.mass = s.mass.to_vector();
+    tm_.rest = s.rest.to_vector();
     tm_.fixed.resize(s.num_vertices);
     tm_.key = input_key_;
     for (int v = 0; v < s.num_vertices; ++v) tm_.fixed[v] = s.kinematic(v);
@@ -489,7 +489,7 @@ void PbdStepper::build_constraints() {
   const Scene& s = scene_;
   const int n = s.num_vertices;
   std::vector<Vec3> Xin(n);
-  const std::vector<Vec3>& X = rest();
+  const VertexSpan<Vec3> X = rest();
   for (int i = 0; i < n; ++i) Xin[i] = X[solver_of_input_[i]];
 
   ConstraintLists lists(spec_);

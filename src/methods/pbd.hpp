@@ -73,6 +73,7 @@ class PbdStepper final : public Stepper {
 
   // The current triangles (solver ids, case order) while tearing changes them, else null.
   const std::vector<Tri>* triangles() const override { return tear_ > 0 ? &tm_.triangles : nullptr; }
+  bool reads_whole_scene() const override { return true; }  // (its sweeps run over the whole mesh)
 
   int colours() const { return num_colours_; }
   long constraints() const { return num_constraints_; }
@@ -91,7 +92,7 @@ class PbdStepper final : public Stepper {
   void tear_pass_(bool hold_sent_back);
   void rebuild_();
   const std::vector<Tri>& tris() const { return tear_ > 0 ? tm_.triangles : scene_.triangles; }
-  const std::vector<Vec3>& rest() const { return tear_ > 0 ? tm_.rest : scene_.rest; }
+  VertexSpan<Vec3> rest() const { return tear_ > 0 ? VertexSpan<Vec3>(tm_.rest) : VertexSpan<Vec3>(scene_.rest); }
   double mass(int v) const { return tear_ > 0 ? tm_.mass[v] : scene_.mass[v]; }
   void ghost_update(Vec v);
   void damp(std::vector<double>& vel);

@@ -45,7 +45,7 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, St
 // lowest) are merged, so the message is the same at every rank count.
 void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   verify::ResultMesh mesh;
-  mesh.rest = scene.rest;
+  mesh.rest = scene.rest.to_vector();
   mesh.triangles = scene.triangles;
   mesh.triangle_offset.reserve(scene.triangles.size());  // (no strain limits: strain_limit empty)
   for (size_t t = 0; t < scene.triangles.size(); ++t)
@@ -61,7 +61,7 @@ void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   verify::FrameChecker checker(mesh, verify::Options{});
   if (ranks > 1) checker.set_share([&](int v) { return scene.owner_of(v) == rank; });
   verify::Stats mine;
-  checker.check(0, scene.rest, mine);
+  checker.check(0, mesh.rest, mine);
   const verify::Stats st = verify::merge_over(comm, mine);
   auto describe = [&](const verify::PairRef& p) {
     auto one = [&](int kind, long i) {
@@ -151,6 +151,11 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   mark("stepper");
   double output_s = 0;  // frames and checkpoints (not /mesh, not OUT.xdmf)
 
+  // Once the stepper, the restart and /mesh have read the whole scene's vertex data, a rank
+  // keeps its owned and ghost vertices' only (issue 20), unless the method reads more.
+  auto keep_part = [&] {
+    if (ranks > 1 && !stepper.reads_whole_scene()) scene.keep_vertex_part(lv.vbegin, lv.vend, lv.ghosts);
+  };
   RunSummary summary;
   double mesh_s = 0;  // creating the file and writing /mesh
   int first_step = 1;
@@ -168,6 +173,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
       MPI_Barrier(comm);
     }
     out = std::make_unique<ResultFile>(summary.output, scene, lv, c.frame / every + 1);
+    keep_part();
     first_step = c.frame + 1;
     if (rank == 0 && opt.progress)
       std::printf("weft: resuming '%s' after step %d (t = %g s) into %s\n", spec.name.c_str(), c.frame, c.time,
@@ -177,6 +183,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     tp = std::chrono::steady_clock::now();
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
     mesh_s = since(tp);
+    keep_part();
     mark("mesh");
     NamedValues stats0 = stepper.start_stats();
     stats0.emplace_back("wall_s", 0.0);
@@ -250,6 +257,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     NamedValues mine = {{"peak_rss_MB", peak / 1048576.0},
                         {"owned_vertices", double(lv.num_owned())},
                         {"ghost_vertices", double(lv.num_local() - lv.num_owned())},
+                        {"scene_vertex_kB", double(scene.rest.memory_bytes() + scene.mass.memory_bytes()) / 1024.0},
                         {"steps", double(summary.steps)},
                         {"step_s", step_s}};
     for (const auto& nv : stepper.rank_totals()) mine.push_back(nv);

@@ -4,6 +4,7 @@
 // VertexSpan reads a PagedArray and a flat vector alike.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -167,4 +168,28 @@ TEST(PagedArray, CommitRangeTakesTheUncommittedPagesOfARangeAsOneBlock) {
   EXPECT_EQ(b.committed_pages(), 0u);
   // Held: the 6 pages, the fill page, the table and the 3 allocations' pointers.
   EXPECT_LT(a.memory_bytes(), 8 * kPage * sizeof(int) + 21 * sizeof(int*) + 8 * sizeof(void*));
+}
+
+// A rank keeping its part of an array built whole (Scene::keep_vertex_part): its block and
+// the listed ids read as before, every other entry as the fill, and only their pages held.
+TEST(PagedArray, PartKeepsABlockAndListedEntriesOnly) {
+  const size_t n = 40 * kPage + 5;
+  PagedArray<double> whole(n, 0.0);
+  whole.assign(n, 0.0, true);
+  for (size_t i = 0; i < n; ++i) whole.ref(i) = 0.5 * static_cast<double>(i);
+  const size_t b = 10 * kPage + 7, e = 20 * kPage + 3;
+  const std::vector<int> ids = {3, int(kPage) + 1, int(kPage) + 2, int(30 * kPage), int(n - 1)};
+  const PagedArray<double> p = whole.part(b, e, ids, kNan);
+  ASSERT_EQ(p.size(), n);
+  EXPECT_EQ(p.flat_data(), nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    const bool kept = (i >= b && i < e) || std::find(ids.begin(), ids.end(), int(i)) != ids.end();
+    if (kept)
+      ASSERT_EQ(p[i], 0.5 * static_cast<double>(i)) << i;
+    else
+      ASSERT_TRUE(std::isnan(p[i])) << i;
+  }
+  // The block's 11 pages and the 4 pages of the ids: not the 41 of the whole.
+  EXPECT_EQ(p.committed_pages(), 15u);
+  EXPECT_LT(p.memory_bytes(), whole.memory_bytes() / 2);
 }

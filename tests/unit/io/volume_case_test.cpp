@@ -47,7 +47,7 @@ objects:
 // The column of kVolumes as its generator makes it (object 0: input ids = mesh ids).
 TriMesh make_tet_box_for_test() { return make_tet_box(Vec3(0.2, 0.6, 0.4), 2, 4, 3); }
 
-double tet_volume(const std::vector<Vec3>& x, const std::array<int, 4>& t) {
+double tet_volume(VertexSpan<Vec3> x, const std::array<int, 4>& t) {
   return (x[t[1]] - x[t[0]]).dot((x[t[2]] - x[t[0]]).cross(x[t[3]] - x[t[0]])) / 6.0;
 }
 
@@ -252,7 +252,7 @@ TEST(VolumeCase, VertexMassOverrides) {
       "vm.yaml");
   const Scene s = build_scene(spec, 1);
   ASSERT_EQ(s.num_vertices, 27);
-  for (double m : s.mass) EXPECT_EQ(m, 0.125);
+  for (double m : s.mass.to_vector()) EXPECT_EQ(m, 0.125);
 }
 
 // /mesh/tets (K, 4) in input vertex order; orthotropic warp directions (rest frame, in each

@@ -62,7 +62,7 @@ struct Quadratic {
       if (scene.kinematic(v)) fixed.push_back(l);
     }
     for (int v = 0; v < scene.num_vertices; ++v) free_nodes += scene.kinematic(v) ? 0 : 1;
-    inertia = std::make_unique<InertiaTerm>(n_owned, std::move(fixed), scene.mass.data() + lv.vbegin, y_hat);
+    inertia = std::make_unique<InertiaTerm>(n_owned, std::move(fixed), scene.mass.flat_data() + lv.vbegin, y_hat);
   }
   ~Quadratic() { VecDestroy(&x); }
 

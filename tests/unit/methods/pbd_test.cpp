@@ -92,10 +92,12 @@ Scene chain_scene(int n, double m, double L, double alpha, double dt, int iterat
   s.objects.push_back(op);
   s.num_vertices = n;
   s.vertex_range = {0, n};
+  s.rest.assign(n, Vec3::Zero(), true);
+  s.mass.assign(n, m, true);
   for (int i = 0; i < n; ++i) {
     s.input_of_solver.push_back(i), s.solver_of_input.push_back(i);
-    s.rest.push_back(horizontal ? Vec3(i * L, 0, 0) : Vec3(0, -i * L, 0));
-    s.mass.push_back(m), s.vertex_object.push_back(0), s.vertex_motion.push_back(i == 0 ? 0 : -1);
+    s.rest.ref(i) = horizontal ? Vec3(i * L, 0, 0) : Vec3(0, -i * L, 0);
+    s.vertex_object.push_back(0), s.vertex_motion.push_back(i == 0 ? 0 : -1);
     if (i > 0) s.segments.push_back({i - 1, i}), s.segment_object.push_back(0);
   }
   s.motions.push_back(MotionSpec{});

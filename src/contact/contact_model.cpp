@@ -88,7 +88,7 @@ ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std:
       edge_owned_(std::move(edge_owned)),
       params_(params) {
   for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.point_offset(v));
-  if (surface_.edge_share) {
+  if (surface_.share) {
     // Its held edges are two runs of ids (triangle edges, segments): one block each.
     PagedArray<double>& len2 = surface_.edge_rest_length2;
     len2.assign(surface_.edges.size(), std::numeric_limits<double>::quiet_NaN());

@@ -231,7 +231,7 @@ class ContactModel {
   // same bits), so the model keeps no rest positions after its construction.
   VertexSpan<Vec3> rest_;
   double rest_length2(int e) const {
-    if (surface_.edge_share) return surface_.edge_rest_length2[e];
+    if (surface_.share) return surface_.edge_rest_length2[e];
     const Edge& g = surface_.edges[e];
     return (rest_[g[1]] - rest_[g[0]]).squaredNorm();
   }

@@ -16,9 +16,8 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
                                          const std::vector<int>& points, const std::vector<int>& point_object,
                                          const EdgeShare* share) {
   CollisionSurface s;
-  s.triangles = std::move(tris_in);
   s.triangle_object = std::move(triangle_object_in);
-  const std::vector<Tri>& tris = s.triangles.vector();
+  const std::vector<Tri>& tris = tris_in.vector();
   const RunInts& triangle_object = s.triangle_object;
   const int nt = static_cast<int>(tris.size());
   if (num_vertices < 0) throw InputError("collision surface: negative vertex count");
@@ -269,7 +268,7 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
     throw InputError("collision surface: " + std::to_string(total) + " edges, more than an int indexes");
   s.num_triangle_edges = static_cast<int>(c.triangle_edges);
   s.edges.assign(static_cast<size_t>(total), Edge{-1, -1}, !share);
-  s.edge_share = share != nullptr;
+  s.share = share != nullptr;
   const long first[2] = {c.triangle_edges_before, c.triangle_edges + c.segments_before};
   const long count[2] = {own_triangle_edges, own_segments};
   for (int part = 0, h = 0; part < 2; ++part) {
@@ -282,6 +281,17 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
   }
   s.held_edges.compact();
   s.vertex_object = RunInts(vobj);
+
+  // The triangles: a whole build's are the input (borrowed, or the held vector taken over);
+  // a share's its own (first vertex in its block) at their ids, paged.
+  if (share) {
+    s.triangles.assign(tris.size(), Tri{-1, -1, -1});
+    for (int t = 0; t < nt; ++t)
+      if (tris[t][0] >= v_lo && tris[t][0] < v_hi) s.triangles.ref(t) = tris[t], s.held_triangles.push_back(t);
+    s.held_triangles.compact();
+  } else {
+    s.triangles = tris_in.borrowed() ? PagedArray<Tri>::borrow(tris) : PagedArray<Tri>::adopt(tris_in.take_held());
+  }
   return s;
 }
 

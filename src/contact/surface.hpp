@@ -10,9 +10,10 @@
 //  * triangles / edges: the arrays triangle_* and edge_* run parallel to `triangles` /
 //    `edges` (a candidate's t / ea / eb / e index them). edges[0, num_triangle_edges) are
 //    the triangle edges, edges[num_triangle_edges, edges.size()) the segments;
-//  * a rank's share (EdgeShare, issue 20): the edge ids are the whole surface's, but only
-//    the rank's own edges (first vertex in its block: `held_edges`) are stored, and the
-//    contact halo writes in the edges other ranks send it; every other entry reads {-1, -1}.
+//  * a rank's share (EdgeShare, issue 20): the edge and triangle ids are the whole surface's,
+//    but only the rank's own edges and triangles (first vertex in its block: `held_edges`,
+//    `held_triangles`) are stored, and the contact halo writes in those other ranks send it;
+//    every other entry reads {-1, -1} / {-1, -1, -1}.
 //    The vertex-indexed data below is still whole;
 //  * points: identified by their vertex id, so vertex_offset and vertex_object are indexed
 //    by VERTEX ID and sized num_vertices; vertices not on the surface have object -1 and
@@ -31,8 +32,13 @@
 namespace weft {
 
 struct CollisionSurface {
-  // The scene's own arrays when C-IPC builds the surface (borrowed, not copied), else held.
-  BorrowedArray<Tri> triangles;
+  // By triangle id (the input's): a whole build's are the input's own array when borrowed
+  // (C-IPC: the Scene's, not copied), else the held input taken over, one flat block either
+  // way; a share build (EdgeShare) stores its own triangles (first vertex in its block,
+  // `held_triangles`) paged, and the contact halo the ones it receives; unknown entries read
+  // {-1, -1, -1}.
+  PagedArray<Tri> triangles;
+  IdRuns held_triangles;  // a share's own triangle ids, ascending (empty on a whole build)
   // Unique undirected edges {a, b}, a < b: first every edge of a (non-degenerate) triangle,
   // sorted lexicographically; then the codimensional segments (edges on no triangle),
   // sorted lexicographically. Indexed by edge id; paged (core/paged_array.hpp): a whole
@@ -44,11 +50,11 @@ struct CollisionSurface {
   // The edges the build stored, ascending (as runs: a share's are two, its triangle edges
   // and its segments): every edge of a whole build, a rank's own edges of a share build.
   IdRuns held_edges;
-  // A share build (EdgeShare) sets `edge_share`; the contact model then keeps each held
+  // A share build (EdgeShare) sets `share`; the contact model then keeps each held
   // edge's squared rest length here (the edge-edge mollifier's, C-IPC eq. 9 / IPC eq. 12) and
   // the contact halo writes a received edge's with it, so no rank reads a rest position
   // beyond its part. Empty on a whole build, which computes them from the rest positions.
-  bool edge_share = false;
+  bool share = false;
   PagedArray<double> edge_rest_length2;
   // Every vertex on a triangle, a segment or an isolated point, ascending; as runs of
   // consecutive ids (core/run_ints.hpp: a cloth's are all its vertices, one run), not 4

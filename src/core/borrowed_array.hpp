@@ -34,6 +34,8 @@ class BorrowedArray {
   typename std::vector<T>::const_iterator begin() const { return vector().begin(); }
   typename std::vector<T>::const_iterator end() const { return vector().end(); }
   bool borrowed() const { return borrowed_ != nullptr; }
+  // The held vector, moved out (empty when borrowing).
+  std::vector<T> take_held() { return std::move(own_); }
 
   friend bool operator==(const BorrowedArray& a, const std::vector<T>& b) { return a.vector() == b; }
 

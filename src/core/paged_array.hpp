@@ -39,6 +39,14 @@ class PagedArray {
   PagedArray(const PagedArray& o) { *this = o; }
   PagedArray& operator=(const PagedArray& o) {
     if (this == &o) return *this;
+    if (o.borrowed_ || !o.held_.empty()) {  // (a borrowed block stays borrowed, a held one is copied)
+      assign(0, T());
+      n_ = o.n_;
+      borrowed_ = o.borrowed_;
+      held_ = o.held_;
+      flat_ = borrowed_ ? o.flat_ : held_.data();
+      return *this;
+    }
     assign(o.n_, o.fill_page_ ? o.fill_page_[0] : T(), o.flat_ != nullptr);
     for (size_t p = 0; p < o.pages_.size(); ++p)
       if (o.pages_[p] != o.fill_page_.get()) {
@@ -50,11 +58,34 @@ class PagedArray {
   PagedArray(PagedArray&&) noexcept = default;
   PagedArray& operator=(PagedArray&&) noexcept = default;
 
+  // A whole array as one flat block that is not this array's pages: `owner`'s elements,
+  // borrowed (owner must outlive the array and its copies; never written through ref()),
+  // or a vector taken over (no copy either way). A whole build's collision-surface
+  // triangles are the Scene's own (issue 20: not held twice on every rank).
+  static PagedArray borrow(const std::vector<T>& owner) {
+    PagedArray a;
+    a.n_ = owner.size();
+    a.flat_ = const_cast<T*>(owner.data());  // (read only: see above)
+    a.borrowed_ = true;
+    return a;
+  }
+  static PagedArray adopt(std::vector<T> v) {
+    PagedArray a;
+    a.n_ = v.size();
+    a.held_ = std::move(v);
+    a.flat_ = a.held_.data();
+    return a;
+  }
+  bool borrowed() const { return borrowed_; }
+
   // n entries, every one `fill`; drops every committed page. dense: a rank that writes
   // every entry (one rank) commits them all at once as one block, which VertexSpan then
   // reads as a flat array (one load, as a std::vector).
   void assign(size_t n, const T& fill, bool dense = false) {
     n_ = n;
+    held_.clear();
+    held_.shrink_to_fit();
+    borrowed_ = false;
     committed_.clear();
     committed_count_ = 0;
     flat_ = nullptr;
@@ -129,11 +160,15 @@ class PagedArray {
     fill_page_.swap(o.fill_page_);
     std::swap(flat_, o.flat_);
     std::swap(committed_count_, o.committed_count_);
+    held_.swap(o.held_);
+    std::swap(borrowed_, o.borrowed_);
   }
 
   // Pages written so far and the bytes held (page table + committed pages + the fill page).
   size_t committed_pages() const { return flat_ ? pages_.size() : committed_count_; }
   size_t memory_bytes() const {
+    if (borrowed_) return 0;  // (the owner's)
+    if (!held_.empty()) return held_.capacity() * sizeof(T);
     return pages_.capacity() * sizeof(T*) + committed_.capacity() * sizeof(committed_[0]) +
            (committed_pages() + (fill_page_ ? 1 : 0)) * kPageSize * sizeof(T);
   }
@@ -155,6 +190,8 @@ class PagedArray {
   std::unique_ptr<T[]> fill_page_;
   size_t committed_count_ = 0;                  // pages committed (not fill_page_)
   T* flat_ = nullptr;  // the dense block (assign(..., true)), committed_[0]: every page
+  std::vector<T> held_;    // an adopted vector (adopt): flat_ is its data, no pages
+  bool borrowed_ = false;  // flat_ is another's (borrow): no pages
 };
 
 // Read-only view of per-vertex values: a flat block (a std::vector, or a dense PagedArray)

@@ -754,8 +754,8 @@ void PbdStepper::find_collisions(double t0, double t1, const std::vector<double>
     x0[v] = Eigen::Map<const Vec3>(&x_old_step_[3 * l]);
     dx[v] = Eigen::Map<const Vec3>(&xs_[3 * l]) - x0[v];
   }
-  for (const Tri& tr : surface_.triangles)
-    for (int v : tr)
+  for (size_t t = 0; t < surface_.triangles.size(); ++t)
+    for (int v : surface_.triangles[t])
       if (!std::isfinite(x0[v][0])) {
         const MotionSpec& mo = s.motions[s.vertex_motion[v]];
         x0[v] = scripted_position(mo, s.rest[v], t0);

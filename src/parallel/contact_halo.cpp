@@ -59,12 +59,17 @@ ContactHalo::ContactHalo(CollisionSurface& surface, std::vector<int> vertex_rang
       own_edges_.push_back(e);
       if (!mine(ed[1])) support.push_back(ed[1]);
     }
-    for (size_t t = 0; t < surface_.triangles.size(); ++t) {
+    auto own_triangle = [&](int t) {
       const Tri& tri = surface_.triangles[t];
-      if (!mine(tri[0])) continue;
-      own_triangles_.push_back(static_cast<int>(t));
+      if (!mine(tri[0])) return;
+      own_triangles_.push_back(t);
       for (int v : tri)
         if (!mine(v)) support.push_back(v);
+    };
+    if (surface_.share) {  // (a share build holds exactly its own)
+      for (int t : surface_.held_triangles) own_triangle(t);
+    } else {
+      for (size_t t = 0; t < surface_.triangles.size(); ++t) own_triangle(static_cast<int>(t));
     }
     std::sort(support.begin(), support.end());
     support.erase(std::unique(support.begin(), support.end()), support.end());
@@ -285,7 +290,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     const int* v;
     int n;
     double xi;
-    // Sent by id, an edge with its vertices (kTriangle / kEdge); kParticle goes by its vertex alone.
+    // Sent by id with its vertices (kTriangle / kEdge); kParticle goes by its vertex alone.
     int kind, id;
   };
   std::vector<Prim> prims;
@@ -324,6 +329,7 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
         if (prims[i].kind != kParticle) {  // (a particle is listed as a known vertex: no id needed)
           send_prims[r].push_back(prims[i].kind);
           send_prims[r].push_back(prims[i].id);
+          if (prims[i].kind == kTriangle) send_prims[r].insert(send_prims[r].end(), prims[i].v, prims[i].v + 3);
           if (prims[i].kind == kEdge) {
             send_prims[r].insert(send_prims[r].end(), prims[i].v, prims[i].v + 2);
             if (edge_record_ == 6) {  // (a share's squared rest length, as two ints)
@@ -372,8 +378,8 @@ void ContactHalo::exchange(const double* x_owned, const double* p_owned, PagedAr
     received_x_.push_back(v);
     if (pf) received_p_.push_back(v);
   }
-  // The primitives themselves, as (kind, id) records, an edge's followed by its vertices
-  // (and on a share by its squared rest length, for the edge-edge mollifier):
+  // The primitives themselves, as (kind, id) records followed by their vertices (an edge's,
+  // on a share, then by its squared rest length, for the edge-edge mollifier):
   // with the own ones, what this rank's broad phase pairs (update_known, which also writes
   // a received edge into the surface's edges).
   std::vector<int> psc(ranks_), psd(ranks_, 0), prc(ranks_), prd(ranks_, 0);
@@ -429,13 +435,15 @@ void ContactHalo::update_known() {
   next.triangles = own_triangles_;
   next.edges = own_edges_;
   const size_t nt = next.triangles.size(), ne = next.edges.size();
-  // A received edge is also written into the surface's edges: a rank's share holds only its
-  // own until then; the entry is the same whoever sends it, and stays for later reads.
-  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? edge_record_ : 2) {
+  // A received edge or triangle is also written into the surface: a rank's share holds only
+  // its own until then; the entry is the same whoever sends it, and stays for later reads.
+  for (size_t i = 0; i < received_prims_.size(); i += received_prims_[i] == kEdge ? edge_record_ : 5) {
     const int* r = &received_prims_[i];
     if (r[0] == kEdge) {
       surface_.edges.ref(r[1]) = {r[2], r[3]};
       if (edge_record_ == 6) std::memcpy(&surface_.edge_rest_length2.ref(r[1]), r + 4, sizeof(double));
+    } else if (surface_.share) {  // (a whole build's triangles are all there, and borrowed)
+      surface_.triangles.ref(r[1]) = {r[2], r[3], r[4]};
     }
     (r[0] == kTriangle ? next.triangles : next.edges).push_back(r[1]);
   }

@@ -140,8 +140,10 @@ size_t expect_lists(const weft::ContactHalo& halo, const weft::CollisionSurface&
       EXPECT_TRUE(listed(act.triangles, int(t))) << "own triangle " << t;
     }
   }
-  for (int t : act.triangles)
+  for (int t : act.triangles) {
     for (int v : surf.triangles[t]) EXPECT_TRUE(fin(v)) << "triangle " << t << " listed without its vertex " << v;
+    EXPECT_EQ(share.triangles[t], surf.triangles[t]) << "listed triangle " << t << " not held by the share";
+  }
   for (size_t e = 0; e < surf.edges.size(); ++e) {
     finite += fin(surf.edges[e][0]) && fin(surf.edges[e][1]);
     if (mine(surf.edges[e][0]) || ranks == 1) {
@@ -179,6 +181,16 @@ void check_layout(bool scatter, bool codim = false) {
       if (surf.edges[e][0] >= lo && surf.edges[e][0] < hi) own.push_back(int(e));
     EXPECT_EQ(share.held_edges.to_vector(), own);
     for (int e : own) EXPECT_EQ(share.edges[e], surf.edges[e]) << "own edge " << e;
+    std::vector<int> own_tris;  // and its triangles whose first vertex is this rank's
+    for (size_t t = 0; t < surf.triangles.size(); ++t)
+      if (surf.triangles[t][0] >= lo && surf.triangles[t][0] < hi) own_tris.push_back(int(t));
+    EXPECT_EQ(share.held_triangles.to_vector(), own_tris);
+    ASSERT_EQ(share.triangles.size(), surf.triangles.size());
+    for (size_t t = 0; t < surf.triangles.size(); ++t) {
+      const weft::Tri want =
+          std::binary_search(own_tris.begin(), own_tris.end(), int(t)) ? surf.triangles[t] : weft::Tri{-1, -1, -1};
+      EXPECT_EQ(share.triangles[t], want) << "triangle " << t;
+    }
     EXPECT_TRUE(share.vertices == surf.vertices.to_vector());
     EXPECT_EQ(share.codim_vertices, surf.codim_vertices);
     EXPECT_EQ(share.points, surf.points);

@@ -43,14 +43,17 @@ TEST(Surface, BorrowedTrianglesGiveTheSameSurfaceWithoutACopy) {
   const CollisionSurface held = build_collision_surface(tris, obj, off, 9);
   const CollisionSurface borrowed =
       build_collision_surface(BorrowedArray<Tri>::borrow(tris), obj, off, 9);
-  EXPECT_EQ(borrowed.triangles.data(), tris.data());
+  EXPECT_TRUE(borrowed.triangles.borrowed());
+  EXPECT_EQ(borrowed.triangles.flat_data(), tris.data());
   EXPECT_EQ(borrowed.triangle_object, obj);
-  EXPECT_NE(held.triangles.data(), tris.data());
+  EXPECT_FALSE(held.triangles.borrowed());
+  EXPECT_NE(held.triangles.flat_data(), tris.data());
   EXPECT_EQ(borrowed.edges.to_vector(), held.edges.to_vector());
   EXPECT_EQ(edge_objects(borrowed), edge_objects(held));
   EXPECT_EQ(borrowed.vertices, held.vertices);
   EXPECT_EQ(borrowed.vertex_object, held.vertex_object);
-  EXPECT_EQ(borrowed.triangles, held.triangles.vector());
+  EXPECT_EQ(borrowed.triangles.to_vector(), held.triangles.to_vector());
+  EXPECT_EQ(held.triangles.to_vector(), tris);
 }
 
 TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
@@ -61,7 +64,7 @@ TEST(Surface, TwoObjectsEdgesVerticesOffsets) {
   const std::vector<double> off = {0.25, 1.5};
   const CollisionSurface s = build_collision_surface(tris, obj, off, 9);
 
-  EXPECT_EQ(s.triangles, tris);
+  EXPECT_EQ(s.triangles.to_vector(), tris);
   EXPECT_EQ(s.triangle_object, obj);
   EXPECT_EQ(triangle_offsets(s), (std::vector<double>{0.25, 0.25, 1.5}));
   const std::vector<Edge> edges = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {2, 3}, {5, 6}, {5, 7}, {6, 7}};
@@ -285,7 +288,7 @@ TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
                       }};
       build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj, &probe);
     }
-    std::vector<char> seen(whole.edges.size(), 0);
+    std::vector<char> seen(whole.edges.size(), 0), tri_seen(tris.size(), 0);
     for (int b = 0; b < blocks; ++b) {
       EdgeShare es{cuts[b], cuts[b + 1], [&](long t, long sg) {
                      EXPECT_EQ(t, tri_count[b]);
@@ -318,8 +321,20 @@ TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
       EXPECT_EQ(s.points, whole.points);
       EXPECT_EQ(s.vertex_object, whole.vertex_object.to_vector());
       EXPECT_TRUE(s.edge_object_table.empty());
+      EXPECT_TRUE(s.share);
+      // Its triangles: those whose first vertex is in the block, at their ids; no others.
+      ASSERT_EQ(s.triangles.size(), tris.size());
+      std::vector<int> own_tris;
+      for (size_t t = 0; t < tris.size(); ++t) {
+        const bool mine = tris[t][0] >= cuts[b] && tris[t][0] < cuts[b + 1];
+        if (mine) own_tris.push_back(int(t)), tri_seen[t] += 1;
+        EXPECT_EQ(s.triangles[t], mine ? tris[t] : (Tri{-1, -1, -1})) << "triangle " << t;
+      }
+      EXPECT_EQ(s.held_triangles.to_vector(), own_tris);
     }
     EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), long(seen.size())) << "every edge in exactly one share";
+    EXPECT_EQ(std::count(tri_seen.begin(), tri_seen.end(), 1), long(tri_seen.size()))
+        << "every triangle in exactly one share";
   }
   // The triangle-edge segment marks nothing: the strip's vertices are on no kept segment.
   EXPECT_EQ(whole.codim_vertices.front(), r0);

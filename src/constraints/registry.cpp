@@ -19,7 +19,7 @@ ConstraintLists::ConstraintLists(const PbdSpec& spec) {
   clamp.type = ConstraintType::Clamp, clamp.arity = 2;
 }
 
-const std::vector<Tri>& ConstraintBuild::tris() const { return triangles ? *triangles : scene.triangles; }
+const std::vector<Tri>& ConstraintBuild::tris() const { return triangles ? *triangles : scene.triangles.whole(); }
 
 const std::vector<const ConstraintFactory*>& constraint_registry() {
   static const std::vector<const ConstraintFactory*> all = {&kShellConstraints, &kRodConstraints,

@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,12 @@ class PagedArray {
     return a;
   }
   bool borrowed() const { return borrowed_; }
+  // An adopted array's vector (what callers that take whole vectors read while the array is
+  // whole); std::logic_error on any other (a part, or borrowed).
+  const std::vector<T>& whole() const {
+    if (held_.size() != n_ || borrowed_) throw std::logic_error("PagedArray::whole() of an array that is not whole");
+    return held_;
+  }
 
   // n entries, every one `fill`; drops every committed page. dense: a rank that writes
   // every entry (one rank) commits them all at once as one block, which VertexSpan then

@@ -14,13 +14,15 @@ double Scene::tear_stretch() const {
   return 0.0;
 }
 
-void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts) {
+void Scene::keep_part(int vbegin, int vend, const std::vector<int>& ghosts, const std::vector<int>& local_triangles) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   PagedArray<Vec3> r = rest.part(vbegin, vend, ghosts, Vec3::Constant(nan));
   PagedArray<double> m = mass.part(vbegin, vend, ghosts, nan);
+  PagedArray<Tri> t = triangles.part(0, 0, local_triangles, Tri{-1, -1, -1});
   rest.swap(r);
   mass.swap(m);
-  vertex_part = true;
+  triangles.swap(t);
+  part = true;
 }
 
 int Scene::owner_of(int v) const {

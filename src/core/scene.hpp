@@ -52,13 +52,14 @@ struct Scene {
 
   // Per vertex, solver order: rest positions (placed in the world at t = 0) and lumped masses
   // (kg). Built whole (dense: one block, read as a flat array); a run on several ranks whose
-  // stepper reads no vertex beyond its own and its ghosts then keeps only those
-  // (keep_vertex_part, issue 20: no rank holds the whole scene), every other entry NaN.
+  // stepper reads no vertex beyond its own and its ghosts then keeps only those (keep_part,
+  // issue 20: no rank holds the whole scene), every other entry NaN.
   PagedArray<Vec3> rest;
   PagedArray<double> mass;
-  bool vertex_part = false;  // rest and mass hold only this rank's part (keep_vertex_part)
-  // Keeps rest and mass of [vbegin, vend) (one block) and of `ghosts` only.
-  void keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts);
+  bool part = false;  // rest, mass and triangles hold only this rank's part (keep_part)
+  // Keeps rest and mass of [vbegin, vend) (one block) and of `ghosts`, and the listed
+  // triangles (ascending ids: the rank's local ones), only.
+  void keep_part(int vbegin, int vend, const std::vector<int>& ghosts, const std::vector<int>& local_triangles);
   // Per vertex (solver order), as runs (core/run_ints.hpp: a few runs per rank block and
   // object, not 4 bytes a vertex each on every rank).
   RunInts vertex_object;
@@ -66,7 +67,10 @@ struct Scene {
   std::vector<MotionSpec> motions;     // scripted pins and obstacles
 
   // The mesh: every object's triangles (collision surface, output), case order, solver ids.
-  std::vector<Tri> triangles;
+  // Built whole (adopted: `triangles.whole()` is the vector, for the setup and the methods
+  // that read the whole mesh); after the setup a rank on several ranks keeps its local
+  // triangles only (keep_part), every other entry {-1, -1, -1}.
+  PagedArray<Tri> triangles;
   RunInts triangle_object;             // (runs: one an object)
   // Triangle t's rest data, from the rest positions (make_tri_rest, the same bits as the
   // build computed; not stored: 40 bytes a triangle, ~80 per cloth vertex, on every rank).

@@ -718,10 +718,11 @@ void ResultFile::write_vertex_rows(Vec x, hid_t type, const char* path, int fram
 }
 
 void ResultFile::write_frame(double time, Vec x, Vec v, const NamedValues& stats, const std::vector<Tri>* triangles) {
-  const std::vector<Tri>& tris = triangles ? *triangles : scene_.triangles;
   if (!torn_) {
     write_vertex_rows(x, H5T_NATIVE_DOUBLE, "/frames/positions", frames_, -1);
   } else {  // (this rank's natural block of x: positions, and a torn cloth's strain ratios)
+    // (a torn mesh's triangles are the stepper's; a method that tears reads the whole scene)
+    const std::vector<Tri>& tris = triangles ? *triangles : scene_.triangles.whole();
     ReadArray rows(natural_of(x));
     write_frame_rows(file_, "/frames/positions", H5T_NATIVE_DOUBLE, frames_, nat_begin_, nat_end_, 3, rows.a);
     {

@@ -382,13 +382,14 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // A volume's mass is lumped from its tets (below); its boundary triangles carry none.
   std::vector<char> lumped_by_volume(spec.objects.size(), 0);
   for (int o : tetobj) lumped_by_volume[o] = 1;
-  s.triangles.reserve(tris.size());
+  std::vector<Tri> scene_tris;
+  scene_tris.reserve(tris.size());
   twarp.resize(twarp.empty() ? 0 : tris.size(), Vec3::Zero());  // (zeros after the last orthotropic object)
   const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
   if (any_warp) s.triangle_warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
     Tri tri{solver_of_input[tris[t][0]], solver_of_input[tris[t][1]], solver_of_input[tris[t][2]]};
-    s.triangles.push_back(tri);
+    scene_tris.push_back(tri);
     s.triangle_object.push_back(tobj[t]);
     if (any_warp) s.triangle_warp.push_back(twarp[t]);
     // (also the check that no rest triangle is degenerate: make_tri_rest throws)
@@ -399,6 +400,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     for (int v : tri) s.mass.ref(v) += m3;
   }
   s.triangle_object.compact();
+  s.triangles = PagedArray<Tri>::adopt(std::move(scene_tris));
   std::vector<Tri>().swap(tris);
   std::vector<int>().swap(tobj);
   std::vector<Vec3>().swap(twarp);

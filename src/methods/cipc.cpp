@@ -85,7 +85,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
     // owns; the contact halo adds those other ranks send it), numbered as a whole build.
     const EdgeShare share = rank_edge_share(lv.vbegin, lv.vend, lv.comm);
     CollisionSurface surf =
-        build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles),
+        build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles.whole()),
                                 scene.triangle_object, object_offset, scene.num_vertices,
                                 scene.segments, scene.segment_object, scene.points, scene.point_object,
                                 ranks > 1 ? &share : nullptr);

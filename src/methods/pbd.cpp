@@ -256,7 +256,7 @@ PbdStepper::PbdStepper(const Scene& scene, const LocalView& lv, bool xpbd)
   tear_ = scene.tear_stretch();
   if (tear_ > 0) {
     const Scene& s = scene_;
-    tm_.triangles = s.triangles;
+    tm_.triangles = s.triangles.whole();
     tm_.triangle_object = s.triangle_object.to_vector();
     tm_.mass = s.mass.to_vector();
     tm_.rest = s.rest.to_vector();
@@ -342,7 +342,7 @@ void PbdStepper::build_self_() {
   sc_rings_ = vertex_rings(sc_tris_, n);
   // The crack rule's roots (core/material_point.hpp): empty without tearing.
   sc_root_.clear();
-  if (tear_ > 0) sc_root_ = tear_roots(s.triangles, T, n);
+  if (tear_ > 0) sc_root_ = tear_roots(s.triangles.whole(), T, n);
   sc_edges_ = self_collision_edges(sc_tris_, input_key_);
   sc_patches_.build(sc_tris_, sc_edges_, s.rest);
   sc_edge_own_.clear();

@@ -91,7 +91,7 @@ class PbdStepper final : public Stepper {
   // the spares take their vertex's state and everything built from the topology is rebuilt.
   void tear_pass_(bool hold_sent_back);
   void rebuild_();
-  const std::vector<Tri>& tris() const { return tear_ > 0 ? tm_.triangles : scene_.triangles; }
+  const std::vector<Tri>& tris() const { return tear_ > 0 ? tm_.triangles : scene_.triangles.whole(); }
   VertexSpan<Vec3> rest() const { return tear_ > 0 ? VertexSpan<Vec3>(tm_.rest) : VertexSpan<Vec3>(scene_.rest); }
   double mass(int v) const { return tear_ > 0 ? tm_.mass[v] : scene_.mass[v]; }
   void ghost_update(Vec v);

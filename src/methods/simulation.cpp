@@ -46,7 +46,7 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, St
 void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
   verify::ResultMesh mesh;
   mesh.rest = scene.rest.to_vector();
-  mesh.triangles = scene.triangles;
+  mesh.triangles = scene.triangles.whole();
   mesh.triangle_offset.reserve(scene.triangles.size());  // (no strain limits: strain_limit empty)
   for (size_t t = 0; t < scene.triangles.size(); ++t)
     mesh.triangle_offset.push_back(scene.objects[scene.triangle_object[t]].offset);
@@ -151,10 +151,11 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   mark("stepper");
   double output_s = 0;  // frames and checkpoints (not /mesh, not OUT.xdmf)
 
-  // Once the stepper, the restart and /mesh have read the whole scene's vertex data, a rank
-  // keeps its owned and ghost vertices' only (issue 20), unless the method reads more.
+  // Once the stepper, the restart and /mesh have read the whole scene, a rank keeps its owned
+  // and ghost vertices' data and its local triangles only (issue 20), unless the method
+  // reads more.
   auto keep_part = [&] {
-    if (ranks > 1 && !stepper.reads_whole_scene()) scene.keep_vertex_part(lv.vbegin, lv.vend, lv.ghosts);
+    if (ranks > 1 && !stepper.reads_whole_scene()) scene.keep_part(lv.vbegin, lv.vend, lv.ghosts, lv.triangles);
   };
   RunSummary summary;
   double mesh_s = 0;  // creating the file and writing /mesh
@@ -258,6 +259,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
                         {"owned_vertices", double(lv.num_owned())},
                         {"ghost_vertices", double(lv.num_local() - lv.num_owned())},
                         {"scene_vertex_kB", double(scene.rest.memory_bytes() + scene.mass.memory_bytes()) / 1024.0},
+                        {"scene_triangles_kB", double(scene.triangles.memory_bytes()) / 1024.0},
                         {"steps", double(summary.steps)},
                         {"step_s", step_s}};
     for (const auto& nv : stepper.rank_totals()) mine.push_back(nv);

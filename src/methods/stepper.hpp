@@ -71,10 +71,10 @@ class Stepper {
   // The current triangles (solver ids, case order, whole on every rank) when the method
   // changes the topology (PBD tearing), else null: the scene's triangles.
   virtual const std::vector<Tri>* triangles() const { return nullptr; }
-  // Whether step() and the output read the scene's vertex data (rest positions, masses)
-  // beyond this rank's owned and ghost vertices. When not, a run on several ranks keeps only
-  // its part after the setup (Scene::keep_vertex_part); by default a stepper reads only its
-  // own and its ghosts' (what its terms, its kinematic targets and its output need).
+  // Whether step() and the output read the scene's vertex data (rest positions, masses) or
+  // triangles beyond this rank's owned and ghost vertices and local triangles. When not, a
+  // run on several ranks keeps only its part after the setup (Scene::keep_part); by default
+  // a stepper reads only those (what its terms, its kinematic targets and its output need).
   virtual bool reads_whole_scene() const { return false; }
 };
 

@@ -59,7 +59,7 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
   // borrowed rather than copied.
   const bool identity = lv.vbegin == 0 && lv.ghosts.empty();
   if (identity && lv.triangles.size() == scene.triangles.size()) {
-    lv.triangle_local = BorrowedArray<Tri>::borrow(scene.triangles);
+    lv.triangle_local = BorrowedArray<Tri>::borrow(scene.triangles.whole());
   } else {
     std::vector<Tri> tl;
     tl.reserve(lv.triangles.size());

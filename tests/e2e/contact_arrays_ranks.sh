@@ -7,7 +7,7 @@
 # at 2 ranks (measured 0.60) and under 0.6x at 3 (measured 0.44-0.48); whole-length arrays
 # on every rank, as before, are 1.0x. Positions equal the 1-rank run's within 1e-7 m.
 # The same for the collision surface's edges (surface_edges_kB) and the scene's vertex data
-# (scene_vertex_kB), below.
+# and triangles (scene_vertex_kB, scene_triangles_kB), below.
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/local/long_strip.yaml
 value() { awk -v r="$3" -v k="$1" '$1 == "RANK" && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$2"; }
@@ -38,7 +38,9 @@ share contact_vertex_arrays_kB "contact vertex arrays"
 # those the halo sent it (EdgeShare), not every edge (measured 0.56-0.58 at 2 ranks,
 # 0.39-0.42 at 3).
 share surface_edges_kB "surface edges"
-# The scene's rest positions and masses (scene_vertex_kB): after the setup a rank keeps its
-# owned and ghost vertices' (Scene::keep_vertex_part), not every vertex's.
+# The scene's rest positions and masses (scene_vertex_kB) and its triangles
+# (scene_triangles_kB): after the setup a rank keeps its owned and ghost vertices' and its
+# local triangles (Scene::keep_part), not the whole scene's.
 share scene_vertex_kB "scene vertex data"
-echo "contact vertex arrays, surface edges and scene vertex data follow each rank's share"
+share scene_triangles_kB "scene triangles"
+echo "contact vertex arrays, surface edges and the scene's vertex data and triangles follow each rank's share"

@@ -210,7 +210,7 @@ TEST(LinearSystemReuse, DirectSolveKeepsTheSymbolicFactorisationAcrossSteps) {
   EXPECT_TRUE(sys.pattern_grows({{a, b}, {b, a}}));
   EXPECT_EQ(sys.matrix(), before);
   weft::Tri t0 = scene.triangles[0];
-  for (const weft::Tri& t : scene.triangles)
+  for (const weft::Tri& t : scene.triangles.whole())
     if (!scene.kinematic(t[0]) && !scene.kinematic(t[1]) && !scene.kinematic(t[2])) {
       t0 = t;
       break;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -192,4 +193,38 @@ TEST(PagedArray, PartKeepsABlockAndListedEntriesOnly) {
   // The block's 11 pages and the 4 pages of the ids: not the 41 of the whole.
   EXPECT_EQ(p.committed_pages(), 15u);
   EXPECT_LT(p.memory_bytes(), whole.memory_bytes() / 2);
+}
+
+// A whole array that is not paged: a borrowed vector (read in place, its copies borrowed
+// too, no bytes of its own) or an adopted one (its buffer taken over, no copy); whole()
+// gives an adopted array's vector and refuses a part.
+TEST(PagedArray, BorrowedAndAdoptedArraysReadTheirVectorInPlace) {
+  const std::vector<int> owner = {4, 5, 6, 7};
+  const PagedArray<int> b = PagedArray<int>::borrow(owner);
+  EXPECT_TRUE(b.borrowed());
+  EXPECT_EQ(b.flat_data(), owner.data());
+  EXPECT_EQ(b.to_vector(), owner);
+  EXPECT_EQ(b.memory_bytes(), 0u);
+  const PagedArray<int> b2 = b;  // (a copy borrows the same elements)
+  EXPECT_EQ(b2.flat_data(), owner.data());
+  EXPECT_THROW(b.whole(), std::logic_error);
+
+  std::vector<int> v(3 * kPage + 1);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int>(i);
+  const int* buffer = v.data();
+  PagedArray<int> a = PagedArray<int>::adopt(std::move(v));
+  EXPECT_FALSE(a.borrowed());
+  EXPECT_EQ(a.flat_data(), buffer);  // taken over, not copied
+  EXPECT_EQ(&a.whole()[0], buffer);
+  PagedArray<int> moved = std::move(a);
+  EXPECT_EQ(moved.flat_data(), buffer);
+  const PagedArray<int> copy = moved;  // (a copy holds its own vector)
+  EXPECT_NE(copy.flat_data(), buffer);
+  EXPECT_EQ(copy.whole(), moved.whole());
+  const PagedArray<int> p = moved.part(0, 0, {1, int(2 * kPage) + 5}, -1);
+  EXPECT_EQ(p[1], 1);
+  EXPECT_EQ(p[2 * kPage + 5], int(2 * kPage) + 5);
+  EXPECT_EQ(p[0], -1);
+  EXPECT_EQ(p.committed_pages(), 2u);
+  EXPECT_THROW(p.whole(), std::logic_error);
 }

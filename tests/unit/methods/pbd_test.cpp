@@ -207,7 +207,7 @@ TEST(Pbd, HierarchicalLevelsReduceStretch) {
     const std::vector<double> x = local_values(st.positions());
     double sum = 0;
     int count = 0;
-    for (const Tri& t : scene.triangles)
+    for (const Tri& t : scene.triangles.whole())
       for (int a = 0; a < 3; ++a) {
         const int i = t[a], j = t[(a + 1) % 3];
         const double L = Eigen::Map<const Vec3>(&x[3 * i]).operator-(Eigen::Map<const Vec3>(&x[3 * j])).norm();

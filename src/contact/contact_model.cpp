@@ -101,6 +101,9 @@ ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std:
     for (int e : surface_.held_edges) {
       const Edge& g = surface_.edges[e];
       len2.ref(e) = (rest_[g[1]] - rest_[g[0]]).squaredNorm();
+      // (a share's rest positions may be a rank's part: its own edges' vertices are in it)
+      if (!std::isfinite(len2[e]))
+        throw std::logic_error("contact share: no rest position for edge " + std::to_string(e) + "'s vertices");
     }
     rest_ = VertexSpan<Vec3>();
   }

@@ -14,15 +14,32 @@ double Scene::tear_stretch() const {
   return 0.0;
 }
 
-void Scene::keep_part(int vbegin, int vend, const std::vector<int>& ghosts, const std::vector<int>& local_triangles) {
+Scene::VertexSummary Scene::vertex_summary() const {
+  if (vertex_part) return summary_;
+  VertexSummary s;
+  if (num_vertices > 0) s.lo = s.hi = rest[0];
+  for (int v = 0; v < num_vertices; ++v) {
+    s.lo = s.lo.cwiseMin(rest[v]);
+    s.hi = s.hi.cwiseMax(rest[v]);
+    if (!kinematic(v)) s.dynamic_mass_sum += mass[v], s.dynamic_count += 1;
+  }
+  return s;
+}
+
+void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts) {
+  if (vertex_part) return;
+  summary_ = vertex_summary();
+  // One array at a time, the whole one freed before the next part is made: the transient is
+  // one part (the rest positions' owned block), not both beside the whole arrays.
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  PagedArray<Vec3> r = rest.part(vbegin, vend, ghosts, Vec3::Constant(nan));
-  PagedArray<double> m = mass.part(vbegin, vend, ghosts, nan);
-  PagedArray<Tri> t = triangles.part(0, 0, local_triangles, Tri{-1, -1, -1});
-  rest.swap(r);
-  mass.swap(m);
-  triangles.swap(t);
-  part = true;
+  rest = rest.part(vbegin, vend, ghosts, Vec3::Constant(nan));
+  mass = mass.part(vbegin, vend, ghosts, nan);
+  vertex_part = true;
+}
+
+void Scene::keep_triangle_part(const std::vector<int>& local_triangles) {
+  triangles = triangles.part(0, 0, local_triangles, Tri{-1, -1, -1});
+  triangle_part = true;
 }
 
 int Scene::owner_of(int v) const {

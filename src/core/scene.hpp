@@ -56,10 +56,21 @@ struct Scene {
   // issue 20: no rank holds the whole scene), every other entry NaN.
   PagedArray<Vec3> rest;
   PagedArray<double> mass;
-  bool part = false;  // rest, mass and triangles hold only this rank's part (keep_part)
-  // Keeps rest and mass of [vbegin, vend) (one block) and of `ghosts`, and the listed
-  // triangles (ascending ids: the rank's local ones), only.
-  void keep_part(int vbegin, int vend, const std::vector<int>& ghosts, const std::vector<int>& local_triangles);
+  bool vertex_part = false, triangle_part = false;  // (keep_vertex_part, keep_triangle_part)
+  // Keeps rest and mass of [vbegin, vend) (one block) and of `ghosts` only; vertex_summary()
+  // is taken first (the whole scene's).
+  void keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts);
+  // Keeps the listed triangles (the rank's local ones) only.
+  void keep_triangle_part(const std::vector<int>& local_triangles);
+  // Over every vertex, in id order: the dynamic (not kinematic) vertices' count and mass sum
+  // (IPC's barrier stiffness and the obstacles' AL springs are relative to their mean) and
+  // the rest positions' bounding box. Computed by one pass over a whole scene; a part
+  // returns what its whole scene gave (the same bits at every rank count).
+  struct VertexSummary {
+    double dynamic_mass_sum = 0.0, dynamic_count = 0.0;
+    Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
+  };
+  VertexSummary vertex_summary() const;
   // Per vertex (solver order), as runs (core/run_ints.hpp: a few runs per rank block and
   // object, not 4 bytes a vertex each on every rank).
   RunInts vertex_object;
@@ -128,6 +139,9 @@ struct Scene {
   }
   // The tear threshold of the case's method (pbd/xpbd `tear_stretch`; 0 = off).
   double tear_stretch() const;
+
+ private:
+  VertexSummary summary_;  // (a part's: its whole scene's vertex_summary)
 };
 
 }  // namespace weft

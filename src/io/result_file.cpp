@@ -425,9 +425,17 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
     H5Sclose(space);
     H5Dclose(ds);
   };
-  write_mesh("rest_positions", H5T_NATIVE_DOUBLE, 0.0, n, 3, [&](size_t i, double* o) {
-    for (int d = 0; d < 3; ++d) o[d] = scene.rest[scene.solver_of_input[i]][d];
-  });
+  // The rest positions: each rank's owned rows, as the frames' positions (below, once the
+  // rows' layout is known): a rank on several holds only its part of them (Scene::vertex_part).
+  {
+    const hsize_t rdims[2] = {hsize_t(n), 3};
+    hid_t space = H5Screate_simple(2, rdims, nullptr);
+    hid_t dcpl = unfilled_dcpl();
+    H5Dclose(h5check_id(H5Dcreate2(mesh, "rest_positions", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                        "rest_positions"));
+    H5Pclose(dcpl);
+    H5Sclose(space);
+  }
   write_mesh("object_id", H5T_NATIVE_INT, 0, n, 1,
              [&](size_t i, int* o) { *o = scene.vertex_object[scene.solver_of_input[i]]; });
   write_mesh("partition", H5T_NATIVE_INT, 0, n, 1,
@@ -511,6 +519,31 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   H5Gclose(frames);
   write_view();
   open_scatter();
+  write_rest_positions();
+}
+
+// /mesh/rest_positions from the rows this rank holds: its owned vertices' where they are in
+// the file (by input id), or its natural block (one rank, or a scene held whole), read from
+// the scene kMeshRows rows at a time.
+void ResultFile::write_rest_positions() {
+  hid_t ds = H5Dopen2(file_, "/mesh/rest_positions", H5P_DEFAULT);
+  if (by_input_) {
+    write_owned_rows([&](int l) { return scene_.rest[lv_.vbegin + l].data(); }, H5T_NATIVE_DOUBLE,
+                     "/mesh/rest_positions", -1, ds);
+  } else {
+    long long rounds = static_cast<long long>((nat_end_ - nat_begin_ + kMeshRows - 1) / kMeshRows);
+    MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
+    std::vector<double> rows;
+    for (long long r = 0; r < rounds; ++r) {
+      const int b = std::min<long long>(nat_end_, nat_begin_ + r * static_cast<long long>(kMeshRows));
+      const int e = std::min<long long>(nat_end_, b + static_cast<long long>(kMeshRows));
+      rows.resize(3 * static_cast<size_t>(e - b));
+      for (int i = b; i < e; ++i)
+        for (int d = 0; d < 3; ++d) rows[3 * static_cast<size_t>(i - b) + d] = scene_.rest[scene_.solver_of_input[i]][d];
+      write_rows(ds, b, e, rows.data());
+    }
+  }
+  H5Dclose(ds);
 }
 
 ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalView& lv, int keep_frames)
@@ -678,6 +711,13 @@ void ResultFile::write_vertex_rows(Vec x, hid_t type, const char* path, int fram
       write_rows(ds, nat_begin_, nat_end_, rows.a);
     return;
   }
+  ReadArray owned(x);
+  write_owned_rows([&](int l) { return owned.a + 3 * static_cast<size_t>(l); }, type, path, frame, ds);
+}
+
+void ResultFile::write_owned_rows(const std::function<const double*(int)>& row, hid_t type, const char* path,
+                                  int frame, hid_t ds) {
+  const bool single = H5Tequal(type, H5T_NATIVE_FLOAT) > 0;
   // This rank's owned rows in input order, written where they are in the file, packed and
   // written kRoundRows at a time (one collective write a round, as many rounds as the largest
   // owned block needs): a packed copy of the whole block was frame 0's largest transient at
@@ -688,7 +728,6 @@ void ResultFile::write_vertex_rows(Vec x, hid_t type, const char* path, int fram
   MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
   if (frame >= 0) set_frames(file_, path, hsize_t(frame) + 1);
   hid_t d = frame >= 0 ? H5Dopen2(file_, path, H5P_DEFAULT) : ds;
-  ReadArray owned(x);
   std::vector<RowRun> part;
   size_t run = 0;
   hsize_t used = 0;  // rows of input_runs_[run] written in earlier rounds
@@ -702,8 +741,10 @@ void ResultFile::write_vertex_rows(Vec x, hid_t type, const char* path, int fram
         used += take, need -= take;
         if (used == input_runs_[run].count) ++run, used = 0;
       }
-      for (size_t k = k0; k < k1; ++k)
-        for (int c = 0; c < 3; ++c) buffer[3 * (k - k0) + c] = owned.a[3 * input_order_[k] + c];
+      for (size_t k = k0; k < k1; ++k) {
+        const double* v = row(input_order_[k]);
+        for (int c = 0; c < 3; ++c) buffer[3 * (k - k0) + c] = v[c];
+      }
       write_runs(d, type, frame, part, 3, buffer, path);
     }
   };

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ class ResultFile {
   // series at `path`, or (frame < 0) to the (n, 3) dataset ds: this rank's natural block,
   // or its owned rows where they are in the file (by_input_).
   void write_vertex_rows(Vec x, hid_t type, const char* path, int frame, hid_t ds);
+  // The by-input-rows path of write_vertex_rows, owned vertex l's three values at row(l).
+  void write_owned_rows(const std::function<const double*(int)>& row, hid_t type, const char* path, int frame,
+                        hid_t ds);
+  void write_rest_positions();
   // Largest singular value of each local triangle over its strain limit (1 where it has
   // none): in this rank's natural block of triangles, or (tri_runs_ non-empty) in the
   // order of LocalView's triangles.

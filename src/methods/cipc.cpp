@@ -67,9 +67,8 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
   {
     // Obstacles have no mass of their own: their AL spring is weighted by the mean mass of
     // a dynamic vertex, so kappa_A is relative to the cloth's inertia.
-    double msum = 0.0, mcount = 0.0;
-    for (int v = 0; v < scene.num_vertices; ++v)
-      if (!scene.kinematic(v)) msum += scene.mass[v], mcount += 1;
+    const Scene::VertexSummary sum = scene.vertex_summary();
+    const double msum = sum.dynamic_mass_sum, mcount = sum.dynamic_count;
     al_mass_ = mcount > 0 && msum > 0 ? msum / mcount : 1.0;
   }
   x_hat_.resize(3 * n_owned);

@@ -44,14 +44,9 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
   model_ = std::make_unique<ContactModel>(std::move(surf), scene.rest, std::move(kin), std::move(object_friction),
                                           lv.vbegin, lv.vend, cp, sum_over_ranks);  // (owned: this rank's block)
   // IPC's stiffness bounds from the average dynamic mass and the scene size.
-  double msum = 0.0, mcount = 0.0;
-  Vec3 lo = scene.rest[0], hi = scene.rest[0];
-  for (int v = 0; v < scene.num_vertices; ++v) {
-    lo = lo.cwiseMin(scene.rest[v]);
-    hi = hi.cwiseMax(scene.rest[v]);
-    if (!scene.kinematic(v)) msum += scene.mass[v], mcount += 1;
-  }
-  bbox_diagonal_ = (hi - lo).norm();
+  const Scene::VertexSummary sum = scene.vertex_summary();
+  const double msum = sum.dynamic_mass_sum, mcount = sum.dynamic_count;
+  bbox_diagonal_ = (sum.hi - sum.lo).norm();
   kappa_bounds_ = barrier_stiffness_bounds(cp.dhat, model_->max_offset(), mcount > 0 ? msum / mcount : 1.0,
                                            bbox_diagonal_);
   kappa_ = kappa_bounds_.min;

@@ -73,7 +73,6 @@ class PbdStepper final : public Stepper {
 
   // The current triangles (solver ids, case order) while tearing changes them, else null.
   const std::vector<Tri>* triangles() const override { return tear_ > 0 ? &tm_.triangles : nullptr; }
-  bool reads_whole_scene() const override { return true; }  // (its sweeps run over the whole mesh)
 
   int colours() const { return num_colours_; }
   long constraints() const { return num_constraints_; }

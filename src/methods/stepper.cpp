@@ -14,6 +14,9 @@ namespace {
 struct MethodEntry {
   const char* name;
   std::unique_ptr<Stepper> (*make)(const Scene& scene, const LocalView& lv);
+  // Reads the scene's vertex data or triangles beyond the rank's own, ghosts and local
+  // triangles (method_reads_whole_scene).
+  bool whole_scene = false;
 };
 
 // Every method this build has: a new stepper is one file plus one line here.
@@ -24,12 +27,13 @@ const std::vector<MethodEntry>& methods() {
        }},
       {"mass_spring", &make_mass_spring_stepper},
       {"pd", &make_projective_dynamics_stepper},
+      // (PBD's sweeps, self-collision and tearing run over the whole mesh)
       {"pbd", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
          return std::make_unique<PbdStepper>(s, lv, false);
-       }},
+       }, true},
       {"xpbd", [](const Scene& s, const LocalView& lv) -> std::unique_ptr<Stepper> {
          return std::make_unique<PbdStepper>(s, lv, true);
-       }},
+       }, true},
   };
   return all;
 }
@@ -40,6 +44,12 @@ std::vector<std::string> stepper_methods() {
   std::vector<std::string> out;
   for (const MethodEntry& m : methods()) out.push_back(m.name);
   return out;
+}
+
+bool method_reads_whole_scene(const std::string& method) {
+  for (const MethodEntry& m : methods())
+    if (method == m.name) return m.whole_scene;
+  return true;  // (unknown: make_stepper refuses it)
 }
 
 std::unique_ptr<Stepper> make_stepper(const Scene& scene, const LocalView& lv) {

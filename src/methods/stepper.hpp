@@ -71,12 +71,14 @@ class Stepper {
   // The current triangles (solver ids, case order, whole on every rank) when the method
   // changes the topology (PBD tearing), else null: the scene's triangles.
   virtual const std::vector<Tri>* triangles() const { return nullptr; }
-  // Whether step() and the output read the scene's vertex data (rest positions, masses) or
-  // triangles beyond this rank's owned and ghost vertices and local triangles. When not, a
-  // run on several ranks keeps only its part after the setup (Scene::keep_part); by default
-  // a stepper reads only those (what its terms, its kinematic targets and its output need).
-  virtual bool reads_whole_scene() const { return false; }
 };
+
+// Whether the method's stepper reads the scene's vertex data (rest positions, masses) or
+// triangles beyond a rank's owned and ghost vertices and local triangles (PBD: its sweeps
+// run over the whole mesh). When not, a run on several ranks keeps only its part of them
+// (Scene::keep_vertex_part before the stepper is made, keep_triangle_part once /mesh is
+// written): what a stepper's setup, terms, kinematic targets and output read.
+bool method_reads_whole_scene(const std::string& method);
 
 // The stepper of scene.spec.method; InputError (naming the case file, the key and the
 // known methods) for a method this build does not have.

@@ -51,7 +51,7 @@ struct CollisionSurface {
   // and its segments): every edge of a whole build, a rank's own edges of a share build.
   IdRuns held_edges;
   // A share build (EdgeShare) sets `share`; the contact model then keeps each held
-  // edge's squared rest length here (the edge-edge mollifier's, C-IPC eq. 9 / IPC eq. 12) and
+  // edge's squared rest length here (for the edge-edge mollifier's threshold) and
   // the contact halo writes a received edge's with it, so no rank reads a rest position
   // beyond its part. Empty on a whole build, which computes them from the rest positions.
   bool share = false;

@@ -81,7 +81,7 @@ class PagedArray {
   // An adopted array's vector (what callers that take whole vectors read while the array is
   // whole); std::logic_error on any other (a part, or borrowed).
   const std::vector<T>& whole() const {
-    if (held_.size() != n_ || borrowed_) throw std::logic_error("PagedArray::whole() of an array that is not whole");
+    if (held_.size() != n_ || borrowed_) throw std::logic_error("PagedArray::whole() of an array not adopted whole");
     return held_;
   }
 

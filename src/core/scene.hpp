@@ -52,13 +52,14 @@ struct Scene {
 
   // Per vertex, solver order: rest positions (placed in the world at t = 0) and lumped masses
   // (kg). Built whole (dense: one block, read as a flat array); a run on several ranks whose
-  // stepper reads no vertex beyond its own and its ghosts then keeps only those (keep_part,
-  // issue 20: no rank holds the whole scene), every other entry NaN.
+  // method does not read the whole scene then keeps only its part (keep_vertex_part, issue
+  // 20: no rank holds the whole scene), every other entry NaN.
   PagedArray<Vec3> rest;
   PagedArray<double> mass;
   bool vertex_part = false, triangle_part = false;  // (keep_vertex_part, keep_triangle_part)
-  // Keeps rest and mass of [vbegin, vend) (one block) and of `ghosts` only; vertex_summary()
-  // is taken first (the whole scene's).
+  // Keeps rest and mass of [vbegin, vend) (one block) and of the listed vertices (`ghosts`:
+  // the run driver's ghosts and contact neighbours) only; vertex_summary() is taken first
+  // (the whole scene's).
   void keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts);
   // Keeps the listed triangles (the rank's local ones) only.
   void keep_triangle_part(const std::vector<int>& local_triangles);
@@ -80,7 +81,7 @@ struct Scene {
   // The mesh: every object's triangles (collision surface, output), case order, solver ids.
   // Built whole (adopted: `triangles.whole()` is the vector, for the setup and the methods
   // that read the whole mesh); after the setup a rank on several ranks keeps its local
-  // triangles only (keep_part), every other entry {-1, -1, -1}.
+  // triangles only (keep_triangle_part), every other entry {-1, -1, -1}.
   PagedArray<Tri> triangles;
   RunInts triangle_object;             // (runs: one an object)
   // Triangle t's rest data, from the rest positions (make_tri_rest, the same bits as the

@@ -523,8 +523,8 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
 }
 
 // /mesh/rest_positions from the rows this rank holds: its owned vertices' where they are in
-// the file (by input id), or its natural block (one rank, or a scene held whole), read from
-// the scene kMeshRows rows at a time.
+// the file (by input id), or its natural block where that is its owned block or the scene
+// is held whole (one rank, tearing), read from the scene kMeshRows rows at a time.
 void ResultFile::write_rest_positions() {
   hid_t ds = H5Dopen2(file_, "/mesh/rest_positions", H5P_DEFAULT);
   if (by_input_) {

@@ -166,9 +166,9 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   mark("check");
   tp = std::chrono::steady_clock::now();
   LocalView lv = make_local_view(scene, comm);
-  // On several ranks, a rank keeps its owned and ghost vertices' rest positions and masses
-  // only (issue 20: what a stepper's setup and steps read), and, once /mesh is written, its
-  // local triangles; unless the method reads the whole scene.
+  // On several ranks, a rank keeps the rest positions and masses of its owned, ghost and
+  // contact-neighbour vertices only (issue 20: what a stepper's setup and steps read), and,
+  // once /mesh is written, its local triangles; unless the method reads the whole scene.
   const bool keep = ranks > 1 && !method_reads_whole_scene(spec.method);
   if (keep) scene.keep_vertex_part(lv.vbegin, lv.vend, part_vertices(scene, lv));
   mark("local_view");
@@ -178,7 +178,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   mark("stepper");
   double output_s = 0;  // frames and checkpoints (not /mesh, not OUT.xdmf)
 
-  auto keep_part = [&] {
+  auto keep_triangles = [&] {
     if (keep) scene.keep_triangle_part(lv.triangles);
   };
   RunSummary summary;
@@ -198,7 +198,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
       MPI_Barrier(comm);
     }
     out = std::make_unique<ResultFile>(summary.output, scene, lv, c.frame / every + 1);
-    keep_part();
+    keep_triangles();
     first_step = c.frame + 1;
     if (rank == 0 && opt.progress)
       std::printf("weft: resuming '%s' after step %d (t = %g s) into %s\n", spec.name.c_str(), c.frame, c.time,
@@ -208,7 +208,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     tp = std::chrono::steady_clock::now();
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
     mesh_s = since(tp);
-    keep_part();
+    keep_triangles();
     mark("mesh");
     NamedValues stats0 = stepper.start_stats();
     stats0.emplace_back("wall_s", 0.0);

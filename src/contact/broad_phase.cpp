@@ -354,10 +354,10 @@ inline const int* verts(const CollisionSurface& s, const int& id) {
 // Stitched vertices (surface.twin) count as one: a primitive through a and one through its
 // partner b are never a pair, neither while the stitch pulls them together nor once welded.
 template <Kind KA, Kind KB>
-inline bool incident(const int* va, const int* vb, const int* twin) {
+inline bool incident(const int* va, const int* vb, const PagedArray<int>* twin) {
   for (int i = 0; i <= KA; ++i)
     for (int j = 0; j <= KB; ++j)
-      if (va[i] == vb[j] || (twin && twin[va[i]] == vb[j])) return true;
+      if (va[i] == vb[j] || (twin && (*twin)[static_cast<size_t>(va[i])] == vb[j])) return true;
   return false;
 }
 template <Kind KA, Kind KB>

@@ -100,9 +100,10 @@ struct CollisionSurface {
   // Stitched vertex pairs (issue 19 point 3): twin[v] is v's stitch partner, -1 for none;
   // empty when the scene has no stitches. Pairs of primitives through twins are excluded
   // like pairs sharing a vertex (broad phase), so a seam is never repelled while it closes
-  // and a welded pair is one vertex to contact. Set by the caller after building.
-  std::vector<int> twin;
-  const int* twin_ptr() const { return twin.empty() ? nullptr : twin.data(); }
+  // and a welded pair is one vertex to contact. Set by the caller after building; paged
+  // (only the pages of stitched vertices are committed, not 4 bytes a vertex on every rank).
+  PagedArray<int> twin;
+  const PagedArray<int>* twin_ptr() const { return twin.empty() ? nullptr : &twin; }
 
   int num_vertices() const { return static_cast<int>(vertex_object.size()); }
   int num_segments() const { return static_cast<int>(edges.size()) - num_triangle_edges; }

@@ -39,7 +39,6 @@ void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghost
 
 void Scene::keep_triangle_part(const std::vector<int>& local_triangles) {
   triangles = triangles.part(0, 0, local_triangles, Tri{-1, -1, -1});
-  triangle_part = true;
 }
 
 int Scene::owner_of(int v) const {

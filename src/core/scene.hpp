@@ -56,7 +56,7 @@ struct Scene {
   // 20: no rank holds the whole scene), every other entry NaN.
   PagedArray<Vec3> rest;
   PagedArray<double> mass;
-  bool vertex_part = false, triangle_part = false;  // (keep_vertex_part, keep_triangle_part)
+  bool vertex_part = false;  // (keep_vertex_part done)
   // Keeps rest and mass of [vbegin, vend) (one block) and of the listed vertices (`ghosts`:
   // the run driver's ghosts and contact neighbours) only; vertex_summary() is taken first
   // (the whole scene's).

@@ -89,8 +89,8 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
                                 scene.segments, scene.segment_object, scene.points, scene.point_object,
                                 ranks > 1 ? &share : nullptr);
     if (!scene.stitches.empty()) {
-      surf.twin.assign(scene.num_vertices, -1);
-      for (const auto& p : scene.stitches) surf.twin[p[0]] = p[1], surf.twin[p[1]] = p[0];
+      surf.twin.assign(static_cast<size_t>(scene.num_vertices), -1);
+      for (const auto& p : scene.stitches) surf.twin.ref(p[0]) = p[1], surf.twin.ref(p[1]) = p[0];
     }
     contact_ = std::make_unique<ContactPotential>(scene, lv, *sys_, std::move(surf));
   }
@@ -141,7 +141,7 @@ void CipcStepper::apply_ties() {
   // step (set_ties), and contact writes its pairs into the partner's rows.
   for (const auto& [copy, node] : stitching_->ties()) global_id_[copy] = global_id_[node];
   sys_->set_tied(stitching_->owned_copies());
-  if (contact_) contact_->set_rows(stitching_->welded_count() > 0 ? &stitching_->row_of() : nullptr);
+  if (contact_) contact_->set_rows(stitching_->welded_count() > 0 ? &stitching_->welded_partner() : nullptr);
 }
 
 CipcStepper::~CipcStepper() {

@@ -162,10 +162,10 @@ void ContactPotential::begin_iteration() {
 }
 
 void ContactPotential::map_couplings(std::vector<std::pair<int, int>>& couplings) const {
-  if (!row_of_) return;
+  if (!welded_partner_) return;
   size_t n = 0;
   for (const auto& [r, c] : couplings) {
-    const int mr = (*row_of_)[r], mc = (*row_of_)[c];
+    const int mr = row_of(r), mc = row_of(c);
     if (mr != mc) couplings[n++] = {mr, mc};
   }
   couplings.resize(n);
@@ -177,8 +177,8 @@ void ContactPotential::assemble(LinearSystem& sys, double& acc) {
   ContactSink sink = [&](int nv, const int* ids_in, const double* ge, const double* He) {
     int mapped[4];
     const int* ids = ids_in;
-    if (row_of_ && nv <= 4) {  // welded stitch copies write their partner's row
-      for (int a = 0; a < nv; ++a) mapped[a] = ids_in[a] >= 0 ? (*row_of_)[ids_in[a]] : ids_in[a];
+    if (welded_partner_ && nv <= 4) {  // welded stitch copies write their partner's row
+      for (int a = 0; a < nv; ++a) mapped[a] = ids_in[a] >= 0 ? row_of(ids_in[a]) : ids_in[a];
       ids = mapped;
     }
     for (int a = 0; a < nv; ++a)
@@ -194,7 +194,7 @@ void ContactPotential::assemble(LinearSystem& sys, double& acc) {
   ContactSink friction_sink = [&](int nv, const int* ids_in, const double* ge, const double* He) {
     int ids[4];
     for (int a = 0; a < nv; ++a)  // welded stitch copies write their partner's row
-      ids[a] = row_of_ && ids_in[a] >= 0 ? (*row_of_)[ids_in[a]] : ids_in[a];
+      ids[a] = welded_partner_ && ids_in[a] >= 0 ? row_of(ids_in[a]) : ids_in[a];
     for (int a = 0; a < nv; ++a)
       if (ids[a] >= 0) sys.add_rhs(ids[a], ge + 3 * a);
     if (call == friction_slots_.size()) friction_slots_.emplace_back();

@@ -47,9 +47,10 @@ class ContactPotential final : public GlobalTerm {
   void end_step(double& min_distance, int& pairs);
 
   void set_free_kinematic(std::vector<int> free) { model_->set_free_kinematic(std::move(free)); }
-  // Welded stitches: row_of[v] is the global row of vertex v's unknown (its partner's for a
-  // welded copy); null = every vertex its own row. Not owned.
-  void set_rows(const std::vector<int>* row_of) { row_of_ = row_of; }
+  // Welded stitches: partner[v] is the global row of a welded copy v's unknown (its
+  // partner's), -1 for a vertex that is its own row; null = every vertex its own row. Not
+  // owned (Stitching::welded_partner).
+  void set_rows(const PagedArray<int>* partner) { welded_partner_ = partner; }
   double kappa() const { return kappa_; }
   void set_kappa(double k) { kappa_ = k; }
   const ContactTimers& timers() const { return model_->timers(); }
@@ -74,7 +75,11 @@ class ContactPotential final : public GlobalTerm {
 
  private:
   void exchange_halo(Vec x, Vec p);
-  const std::vector<int>* row_of_ = nullptr;
+  const PagedArray<int>* welded_partner_ = nullptr;
+  int row_of(int v) const {
+    const int a = (*welded_partner_)[static_cast<size_t>(v)];
+    return a >= 0 ? a : v;
+  }
   void map_couplings(std::vector<std::pair<int, int>>& couplings) const;
   bool swept_shift(Vec p, Vec3& c);
 

@@ -114,27 +114,6 @@ double max_over(MPI_Comm comm, double x) {
   return x;
 }
 
-// The vertices beyond its owned block whose rest positions and masses a rank keeps: its
-// ghosts, and every vertex of a triangle or segment with an owned vertex (the contact
-// layer's own edges, whose rest lengths its setup takes, and its own triangles; LocalView's
-// ghosts are the vertices of stencils and triangles with an owned FIRST vertex).
-std::vector<int> part_vertices(const Scene& scene, const LocalView& lv) {
-  auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
-  std::vector<int> keep = lv.ghosts;
-  auto add = [&](const int* vs, int n) {
-    bool touches = false;
-    for (int a = 0; a < n; ++a) touches = touches || owned(vs[a]);
-    if (touches)
-      for (int a = 0; a < n; ++a)
-        if (!owned(vs[a])) keep.push_back(vs[a]);
-  };
-  for (size_t t = 0; t < scene.triangles.size(); ++t) add(scene.triangles[t].data(), 3);
-  for (const Edge& e : scene.segments) add(e.data(), 2);
-  std::sort(keep.begin(), keep.end());
-  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
-  return keep;
-}
-
 }  // namespace
 
 RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm comm) {
@@ -165,12 +144,14 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   const double check_s = since(tp);
   mark("check");
   tp = std::chrono::steady_clock::now();
-  LocalView lv = make_local_view(scene, comm);
   // On several ranks, a rank keeps the rest positions and masses of its owned, ghost and
   // contact-neighbour vertices only (issue 20: what a stepper's setup and steps read), and,
   // once /mesh is written, its local triangles; unless the method reads the whole scene.
   const bool keep = ranks > 1 && !method_reads_whole_scene(spec.method);
-  if (keep) scene.keep_vertex_part(lv.vbegin, lv.vend, part_vertices(scene, lv));
+  std::vector<int> support;  // (LocalView's contact support: what the part keeps beyond its block)
+  LocalView lv = make_local_view(scene, comm, keep ? &support : nullptr);
+  if (keep) scene.keep_vertex_part(lv.vbegin, lv.vend, support);
+  std::vector<int>().swap(support);
   mark("local_view");
   std::unique_ptr<Stepper> stepper_ptr = make_stepper(scene, lv);
   Stepper& stepper = *stepper_ptr;

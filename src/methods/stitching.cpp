@@ -107,12 +107,11 @@ std::vector<int> Stitching::owned_copies() const {
 
 void Stitching::rebuild_ties() {
   ties_.clear();
-  row_of_.resize(scene_.num_vertices);
-  for (int v = 0; v < scene_.num_vertices; ++v) row_of_[v] = v;
+  welded_partner_.assign(static_cast<size_t>(scene_.num_vertices), -1);
   for (size_t s = 0; s < welded_.size(); ++s) {
     if (!welded_[s]) continue;
     const int a = scene_.stitches[s][0], b = scene_.stitches[s][1];
-    row_of_[b] = a;
+    welded_partner_.ref(static_cast<size_t>(b)) = a;
     const int la = lv_.local_of(a), lb = lv_.local_of(b);
     if (lb >= 0) {
       if (la < 0) throw std::logic_error("stitch copy without its partner on a rank");

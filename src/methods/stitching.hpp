@@ -13,6 +13,8 @@
 #include <array>
 #include <vector>
 
+#include "core/paged_array.hpp"
+
 #include "core/scene.hpp"
 #include "parallel/local_view.hpp"
 #include "solver/newton_minimiser.hpp"
@@ -42,8 +44,9 @@ class Stitching final : public LocalTerm {
   // and the owned copies (identity rows).
   const std::vector<std::array<int, 2>>& ties() const { return ties_; }
   std::vector<int> owned_copies() const;
-  // The global row of every vertex's unknown: a for a welded b, else the vertex itself.
-  const std::vector<int>& row_of() const { return row_of_; }
+  // The global row of a vertex's unknown: per global vertex id, a for a welded b, -1 for a
+  // vertex that is its own row.
+  const PagedArray<int>& welded_partner() const { return welded_partner_; }
 
   // Checkpoint: per pair (case order) the stiffness and the weld flag, whole on every rank
   // (stiffness_all is collective).
@@ -62,7 +65,9 @@ class Stitching final : public LocalTerm {
   std::vector<double> k_;                  // per pair (global), replicated
   std::vector<char> welded_;               // per pair (global), replicated
   std::vector<std::array<int, 2>> ties_;   // local (b, a) of welded pairs seen here
-  std::vector<int> row_of_;                // per global vertex
+  // (paged: only the pages of welded copies are committed, issue 20; not 4 bytes a vertex
+  // on every rank)
+  PagedArray<int> welded_partner_;
 };
 
 }  // namespace weft

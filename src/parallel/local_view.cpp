@@ -6,7 +6,7 @@
 
 namespace weft {
 
-LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
+LocalView make_local_view(const Scene& scene, MPI_Comm comm, std::vector<int>* contact_support) {
   LocalView lv;
   lv.comm = comm;
   MPI_Comm_rank(comm, &lv.rank);
@@ -19,13 +19,21 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
     throw std::logic_error("make_local_view: the scene's element sets are rank " + std::to_string(scene.sets_rank) +
                            "'s, not rank " + std::to_string(lv.rank) + "'s");
 
-  std::vector<int> ghost;
+  std::vector<int> ghost, support;
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const Tri& tri = scene.triangles[t];
-    if (!owned(tri[0])) continue;
-    lv.triangles.push_back(static_cast<int>(t));
-    for (int v : tri)
-      if (!owned(v)) ghost.push_back(v);
+    if (owned(tri[0])) {
+      lv.triangles.push_back(static_cast<int>(t));
+      for (int v : tri)
+        if (!owned(v)) ghost.push_back(v);
+    } else if (contact_support && (owned(tri[1]) || owned(tri[2]))) {
+      for (int v : tri)
+        if (!owned(v)) support.push_back(v);
+    }
+  }
+  if (contact_support) {
+    for (const Edge& e : scene.segments)
+      if (owned(e[0]) != owned(e[1])) support.push_back(owned(e[0]) ? e[1] : e[0]);
   }
   lv.sets.resize(scene.element_sets.size());
   for (size_t s = 0; s < scene.element_sets.size(); ++s) {
@@ -44,8 +52,8 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
   // unknown, and a rank that sees one copy must read and write the other (b's derivatives
   // go to a's slot). Both are owned by one rank, so an owned vertex's partner is owned.
   if (!scene.stitches.empty()) {
-    std::vector<int> partner(scene.num_vertices, -1);
-    for (const auto& p : scene.stitches) partner[p[0]] = p[1], partner[p[1]] = p[0];
+    PagedArray<int> partner(static_cast<size_t>(scene.num_vertices), -1);  // (the stitched vertices' pages only)
+    for (const auto& p : scene.stitches) partner.ref(p[0]) = p[1], partner.ref(p[1]) = p[0];
     const size_t n0 = ghost.size();
     for (size_t k = 0; k < n0; ++k)
       if (partner[ghost[k]] >= 0) ghost.push_back(partner[ghost[k]]);
@@ -53,6 +61,12 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm) {
     ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
   }
   lv.ghosts = std::move(ghost);
+  if (contact_support) {
+    support.insert(support.end(), lv.ghosts.begin(), lv.ghosts.end());
+    std::sort(support.begin(), support.end());
+    support.erase(std::unique(support.begin(), support.end()), support.end());
+    *contact_support = std::move(support);
+  }
 
   // Local ids are the solver ids when the owned block starts at 0 and there are no ghosts
   // (one rank): a list that takes every triangle or stencil is then the scene's own array,

@@ -35,6 +35,11 @@ struct LocalView {
   }
 };
 
-LocalView make_local_view(const Scene& scene, MPI_Comm comm);
+// With contact_support, also the vertices beyond the owned block whose rest data a rank's
+// part of the scene keeps (Scene::keep_vertex_part): the ghosts, and every vertex of a
+// triangle or segment with an owned vertex (the contact layer's own edges, whose rest
+// lengths its setup reads, and its own triangles), ascending. Found in the same pass over
+// the triangles.
+LocalView make_local_view(const Scene& scene, MPI_Comm comm, std::vector<int>* contact_support = nullptr);
 
 }  // namespace weft

@@ -106,10 +106,10 @@ LinearSystem::LinearSystem(const Scene& scene, const LocalView& lv, const Linear
     // Stitches: the spring couples a and b; once welded, b's stencils write a's rows and
     // columns (b becomes an identity row), so every stencil through b is also in the
     // pattern with a in b's place.
-    std::vector<int> tie(scene.num_vertices, -1);
+    PagedArray<int> tie(static_cast<size_t>(scene.num_vertices), -1);  // (paged: the copies' pages only)
     for (const auto& p : scene.stitches) {
       add_stencil(p.data(), 2);
-      tie[p[1]] = p[0];
+      tie.ref(p[1]) = p[0];
     }
     // Pairs weld one by one, so each vertex of such a stencil may be itself or its partner,
     // independently of the others.

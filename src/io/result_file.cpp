@@ -440,23 +440,52 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
              [&](size_t i, int* o) { *o = scene.vertex_object[scene.solver_of_input[i]]; });
   write_mesh("partition", H5T_NATIVE_INT, 0, n, 1,
              [&](size_t i, int* o) { *o = scene.partition_of(scene.solver_of_input[i]); });
-  write_mesh("triangles", H5T_NATIVE_LLONG, 0LL, T, 3, [&](size_t t, long long* o) {
+  // Per triangle: each rank writes its local triangles' rows (LocalView::triangles, those
+  // whose first vertex it owns: every triangle once) where they are in the file, from its
+  // part of the scene (issue 20 point 3), kMeshRows rows a round.
+  auto write_triangle_rows = [&](const char* name, hid_t type, auto zero, int per, auto&& fill) {
+    std::vector<hsize_t> dims{hsize_t(T)};
+    if (per > 1) dims.push_back(hsize_t(per));
+    hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    hid_t dcpl = unfilled_dcpl();
+    hid_t ds = h5check_id(H5Dcreate2(mesh, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name);
+    H5Pclose(dcpl);
+    if (T > 0) {
+      const std::vector<int>& mine = lv.triangles;
+      long long rounds = static_cast<long long>((mine.size() + kMeshRows - 1) / kMeshRows);
+      MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv.comm);
+      std::vector<decltype(zero)> a;
+      std::vector<int> ids;
+      for (long long r = 0; r < rounds; ++r) {
+        const size_t k0 = std::min(mine.size(), static_cast<size_t>(r) * kMeshRows);
+        const size_t k1 = std::min(mine.size(), k0 + kMeshRows);
+        ids.assign(mine.begin() + k0, mine.begin() + k1);
+        a.assign((k1 - k0) * per, zero);
+        for (size_t k = k0; k < k1; ++k) fill(static_cast<size_t>(mine[k]), a.data() + (k - k0) * per);
+        write_runs(ds, type, -1, runs_of(ids), per, a.data(), name);
+      }
+    }
+    H5Sclose(space);
+    H5Dclose(ds);
+  };
+  write_triangle_rows("triangles", H5T_NATIVE_LLONG, 0LL, 3, [&](size_t t, long long* o) {
     for (int a = 0; a < 3; ++a) o[a] = scene.input_of_solver[scene.triangles[t][a]];
   });
   auto tri_param = [&](size_t t) -> const ObjectParams& { return scene.objects[scene.triangle_object[t]]; };
-  write_mesh("triangle_offset", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) { *o = tri_param(t).offset; });
-  write_mesh("strain_limit", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) {
+  write_triangle_rows("triangle_offset", H5T_NATIVE_DOUBLE, 0.0, 1,
+                      [&](size_t t, double* o) { *o = tri_param(t).offset; });
+  write_triangle_rows("strain_limit", H5T_NATIVE_DOUBLE, 0.0, 1, [&](size_t t, double* o) {
     *o = tri_param(t).kind == ObjectKind::Shell ? tri_param(t).strain_limit : 0.0;
   });
   // Orthotropic shells (issue 19): rest-frame warp direction and the stretch-ratio limits
   // along warp and weft per triangle (zeros elsewhere / where no such limit).
-  write_mesh("warp_direction", H5T_NATIVE_DOUBLE, 0.0, T, 3, [&](size_t t, double* o) {
+  write_triangle_rows("warp_direction", H5T_NATIVE_DOUBLE, 0.0, 3, [&](size_t t, double* o) {
     for (int a = 0; a < 3; ++a) o[a] = scene.warp_of(t)[a];
   });
-  write_mesh("strain_limit_warp", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) {
+  write_triangle_rows("strain_limit_warp", H5T_NATIVE_DOUBLE, 0.0, 1, [&](size_t t, double* o) {
     *o = scene.warp_of(t).squaredNorm() > 0 ? tri_param(t).limit_warp : 0.0;
   });
-  write_mesh("strain_limit_weft", H5T_NATIVE_DOUBLE, 0.0, T, 1, [&](size_t t, double* o) {
+  write_triangle_rows("strain_limit_weft", H5T_NATIVE_DOUBLE, 0.0, 1, [&](size_t t, double* o) {
     *o = scene.warp_of(t).squaredNorm() > 0 ? tri_param(t).limit_weft : 0.0;
   });
   // Stitch pairs (issue 19 point 3), case order, input vertex ids: welded pairs are one
@@ -980,6 +1009,7 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
       if (rank == 0 && win_first == 0) sh.end = b.topology_size;
       continue;
     }
+    if (b.cell == XdmfCell::Triangle) continue;  // (from each rank's local triangles: write_view)
     std::tie(cell_begin[o], cell_end[o]) = even_share(b.num_cells, rank, ranks);
     cell_begin[o] = std::min(cell_end[o], cell_begin[o] + win_first);
     cell_end[o] = std::min(cell_end[o], cell_begin[o] + std::min(win_cells, cell_end[o] - cell_begin[o]));
@@ -1000,8 +1030,15 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
       for (int v : ids) (*shares)[o].values.push_back(scene.input_of_solver[v] - first[o]);
     }
   };
-  for (size_t t = 0; t < scene.triangles.size(); ++t)
-    if (!has_tets[scene.triangle_object[t]]) take(scene.triangle_object[t], scene.triangles[t], &ObjectCells::triangles);
+  // (Triangle objects' cells are written from each rank's local triangles: only a mixed
+  // object's triangles are read here, on rank 0.)
+  bool mixed_triangles = false;
+  for (size_t o = 0; o < O; ++o) mixed_triangles = mixed_triangles || (blocks[o].cell == XdmfCell::Mixed && T[o] > 0);
+  if (mixed_triangles && rank == 0 && win_first == 0)
+    for (size_t t = 0; t < scene.triangles.size(); ++t) {
+      const int o = scene.triangle_object[t];
+      if (!has_tets[o] && blocks[o].cell == XdmfCell::Mixed) take(o, scene.triangles[t], &ObjectCells::triangles);
+    }
   std::fill(next.begin(), next.end(), 0);
   for (size_t k = 0; k < scene.segments.size(); ++k) take(scene.segment_object[k], scene.segments[k], &ObjectCells::segments);
   std::fill(next.begin(), next.end(), 0);
@@ -1065,6 +1102,35 @@ void ResultFile::write_view() {
       end = std::min(end, begin + kViewCells);
       const std::vector<int> ids(end - begin, static_cast<int>(o));
       if (b.num_cells > 0) write_row_range(object_id[o], "object_id", H5T_NATIVE_INT, ids, begin, end);
+    }
+  }
+  // Triangle objects: each rank writes the cells of its local triangles (LocalView::
+  // triangles: every triangle once) where they are in the topology, kViewCells triangles a
+  // round, one collective write per triangle object a round: no rank reads the whole mesh.
+  {
+    const std::vector<int>& mine = lv_.triangles;
+    long long tri_rounds = static_cast<long long>((mine.size() + kViewCells - 1) / kViewCells);
+    MPI_Allreduce(MPI_IN_PLACE, &tri_rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
+    std::vector<std::vector<RowRun>> runs(O);
+    std::vector<std::vector<long long>> values(O);
+    for (long long r = 0; r < tri_rounds; ++r) {
+      const size_t k0 = std::min<size_t>(mine.size(), static_cast<size_t>(r * kViewCells));
+      const size_t k1 = std::min<size_t>(mine.size(), k0 + static_cast<size_t>(kViewCells));
+      for (size_t o = 0; o < O; ++o) runs[o].clear(), values[o].clear();
+      for (size_t k = k0; k < k1; ++k) {
+        const int t = mine[k], o = scene_.triangle_object[t];
+        const XdmfBlock& b = blocks[o];
+        if (b.cell != XdmfCell::Triangle) continue;  // (a volume's faces, a mixed object)
+        const hsize_t row = 3 * hsize_t(t - b.first_triangle);  // (an object's triangles are consecutive)
+        if (!runs[o].empty() && runs[o].back().first + runs[o].back().count == row)
+          runs[o].back().count += 3;
+        else
+          runs[o].push_back({row, 3});
+        for (int v : scene_.triangles[t]) values[o].push_back(scene_.input_of_solver[v] - b.first_vertex);
+      }
+      for (size_t o = 0; o < O; ++o)
+        if (blocks[o].cell == XdmfCell::Triangle && blocks[o].topology_size > 0)
+          write_runs(topology[o], H5T_NATIVE_LLONG, -1, runs[o], 1, values[o].data(), "topology");
     }
   }
   for (size_t o = 0; o < O; ++o) {

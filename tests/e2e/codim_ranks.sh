@@ -12,10 +12,11 @@ for np in 1 2 3; do
   if [ "$np" -gt 1 ]; then
     h5diff -d 1e-7 mixed1.h5 "mixed$np.h5" /frames/positions /frames/positions > diff.txt \
       || { head diff.txt; fail "np=$np positions differ from 1 rank"; }
-    # /mesh (but the partition) and /view are written in even shares by every rank: the
-    # same bytes at every rank count, and OUT.xdmf the same text.
-    for ds in rest_positions object_id triangles triangle_offset strain_limit segments segment_offset points \
-              point_offset tets; do
+    # /mesh (but the partition) and /view are written in even shares by every rank, the
+    # per-triangle rows from each rank's local triangles: the same bytes at every rank
+    # count, and OUT.xdmf the same text.
+    for ds in rest_positions object_id triangles triangle_offset strain_limit warp_direction strain_limit_warp \
+              strain_limit_weft segments segment_offset points point_offset tets; do
       h5diff -d 0 mixed1.h5 "mixed$np.h5" /mesh/$ds /mesh/$ds > diff.txt || { head diff.txt; fail "np=$np /mesh/$ds differs"; }
     done
     h5diff -r mixed1.h5 "mixed$np.h5" /view /view > diff.txt || { head diff.txt; fail "np=$np /view differs"; }

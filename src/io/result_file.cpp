@@ -402,15 +402,21 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   // collective writes as the largest share needs): at one rank a whole dataset in file
   // layout was the /mesh phase's peak (/mesh/triangles, /mesh/warp_direction: 48 bytes a
   // cloth vertex).
-  auto write_mesh = [&](const char* name, hid_t type, auto zero, size_t count, int per, auto&& fill) {
-    const auto [b, e] = even_share(static_cast<long long>(count), lv.rank, lv.ranks);
-    const size_t begin = b, end = e;
+  // A (count) or (count, per) dataset of /mesh, created unfilled (every row is written).
+  auto create_mesh_dataset = [&](const char* name, hid_t type, size_t count, int per) {
     std::vector<hsize_t> dims{hsize_t(count)};
     if (per > 1) dims.push_back(hsize_t(per));
     hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
     hid_t dcpl = unfilled_dcpl();
     hid_t ds = h5check_id(H5Dcreate2(mesh, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name);
     H5Pclose(dcpl);
+    H5Sclose(space);
+    return ds;
+  };
+  auto write_mesh = [&](const char* name, hid_t type, auto zero, size_t count, int per, auto&& fill) {
+    const auto [b, e] = even_share(static_cast<long long>(count), lv.rank, lv.ranks);
+    const size_t begin = b, end = e;
+    hid_t ds = create_mesh_dataset(name, type, count, per);
     if (count > 0) {  // (nothing to write in an empty dataset, e.g. no segments)
       long long rounds = static_cast<long long>((end - begin + kMeshRows - 1) / kMeshRows);
       MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv.comm);
@@ -422,20 +428,11 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
         write_row_range(ds, name, type, a, rb, re);
       }
     }
-    H5Sclose(space);
     H5Dclose(ds);
   };
   // The rest positions: each rank's owned rows, as the frames' positions (below, once the
   // rows' layout is known): a rank on several holds only its part of them (Scene::vertex_part).
-  {
-    const hsize_t rdims[2] = {hsize_t(n), 3};
-    hid_t space = H5Screate_simple(2, rdims, nullptr);
-    hid_t dcpl = unfilled_dcpl();
-    H5Dclose(h5check_id(H5Dcreate2(mesh, "rest_positions", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                        "rest_positions"));
-    H5Pclose(dcpl);
-    H5Sclose(space);
-  }
+  H5Dclose(create_mesh_dataset("rest_positions", H5T_NATIVE_DOUBLE, static_cast<size_t>(n), 3));
   write_mesh("object_id", H5T_NATIVE_INT, 0, n, 1,
              [&](size_t i, int* o) { *o = scene.vertex_object[scene.solver_of_input[i]]; });
   write_mesh("partition", H5T_NATIVE_INT, 0, n, 1,
@@ -444,12 +441,7 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   // whose first vertex it owns: every triangle once) where they are in the file, from its
   // part of the scene (issue 20 point 3), kMeshRows rows a round.
   auto write_triangle_rows = [&](const char* name, hid_t type, auto zero, int per, auto&& fill) {
-    std::vector<hsize_t> dims{hsize_t(T)};
-    if (per > 1) dims.push_back(hsize_t(per));
-    hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-    hid_t dcpl = unfilled_dcpl();
-    hid_t ds = h5check_id(H5Dcreate2(mesh, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), name);
-    H5Pclose(dcpl);
+    hid_t ds = create_mesh_dataset(name, type, T, per);
     if (T > 0) {
       const std::vector<int>& mine = lv.triangles;
       long long rounds = static_cast<long long>((mine.size() + kMeshRows - 1) / kMeshRows);
@@ -465,7 +457,6 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
         write_runs(ds, type, -1, runs_of(ids), per, a.data(), name);
       }
     }
-    H5Sclose(space);
     H5Dclose(ds);
   };
   write_triangle_rows("triangles", H5T_NATIVE_LLONG, 0LL, 3, [&](size_t t, long long* o) {

@@ -948,9 +948,13 @@ struct TopologyShare {
 // order, so an object's vertices are one range of input ids.
 // With a window, only cells [win_first, win_first + win_cells) of this rank's even share of
 // each single-type object (and a mixed object's cells only in the window at 0).
+// A mixed object's triangles come from `mixed_triangles` (rank 0: gathered from every
+// rank's local triangles by write_view, case order: object and input-id corners), not from
+// the scene's triangles.
 std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, std::vector<TopologyShare>* shares,
                                      long long win_first = 0,
-                                     long long win_cells = std::numeric_limits<long long>::max()) {
+                                     long long win_cells = std::numeric_limits<long long>::max(),
+                                     const std::vector<std::array<long long, 4>>* mixed_triangles = nullptr) {
   const size_t O = scene.objects.size();
   std::vector<long long> first(O, -1), count(O, 0), first_tri(O, -1);
   for (int i = 0; i < scene.num_vertices; ++i) {
@@ -1021,16 +1025,11 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
       for (int v : ids) (*shares)[o].values.push_back(scene.input_of_solver[v] - first[o]);
     }
   };
-  // (Triangle objects' cells are written from each rank's local triangles: only a mixed
-  // object's triangles are read here, on rank 0.)
-  bool mixed_triangles = false;
-  for (size_t o = 0; o < O; ++o) mixed_triangles = mixed_triangles || (blocks[o].cell == XdmfCell::Mixed && T[o] > 0);
+  // (Triangle objects' cells are written from each rank's local triangles, and a mixed
+  // object's come gathered on rank 0: no rank reads the scene's triangles here.)
   if (mixed_triangles && rank == 0 && win_first == 0)
-    for (size_t t = 0; t < scene.triangles.size(); ++t) {
-      const int o = scene.triangle_object[t];
-      if (!has_tets[o] && blocks[o].cell == XdmfCell::Mixed) take(o, scene.triangles[t], &ObjectCells::triangles);
-    }
-  std::fill(next.begin(), next.end(), 0);
+    for (const auto& c : *mixed_triangles)
+      for (int a = 1; a < 4; ++a) mixed[c[0]].triangles.push_back(c[a]);
   for (size_t k = 0; k < scene.segments.size(); ++k) take(scene.segment_object[k], scene.segments[k], &ObjectCells::segments);
   std::fill(next.begin(), next.end(), 0);
   for (size_t k = 0; k < scene.points.size(); ++k)
@@ -1079,9 +1078,36 @@ void ResultFile::write_view() {
     rounds = std::max(rounds, (end - begin + kViewCells - 1) / kViewCells);
   }
   MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
+  // A mixed object's triangles (rank 0 writes its whole topology): each rank sends its
+  // local ones (triangle id, object, input-id corners) to rank 0, which puts them in case
+  // order.
+  std::vector<std::array<long long, 4>> mixed_triangles;
+  if (std::any_of(blocks.begin(), blocks.end(), [](const XdmfBlock& b) { return b.cell == XdmfCell::Mixed; })) {
+    std::vector<char> has_tets(O, 0);  // (a volume's faces are not its cells)
+    for (int o : scene_.tet_object) has_tets[o] = 1;
+    std::vector<long long> mine;
+    for (int t : lv_.triangles) {
+      const int o = scene_.triangle_object[t];
+      if (blocks[o].cell != XdmfCell::Mixed || has_tets[o]) continue;
+      mine.insert(mine.end(), {t, o});
+      for (int v : scene_.triangles[t]) mine.push_back(scene_.input_of_solver[v]);
+    }
+    int count = static_cast<int>(mine.size());
+    std::vector<int> counts(lv_.rank == 0 ? lv_.ranks : 0), displs(counts.size(), 0);
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, lv_.comm);
+    for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    std::vector<long long> all(lv_.rank == 0 ? static_cast<size_t>(displs.back() + counts.back()) : 0);
+    MPI_Gatherv(mine.data(), count, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
+                lv_.comm);
+    std::vector<std::array<long long, 5>> rows(all.size() / 5);
+    for (size_t k = 0; k < rows.size(); ++k)
+      for (int a = 0; a < 5; ++a) rows[k][a] = all[5 * k + a];
+    std::sort(rows.begin(), rows.end());  // (by triangle id: case order)
+    for (const auto& r : rows) mixed_triangles.push_back({r[1], r[2], r[3], r[4]});
+  }
   std::vector<TopologyShare> shares;
   for (long long r = 0; r < rounds; ++r) {
-    object_blocks(scene_, lv_.rank, lv_.ranks, &shares, r * kViewCells, kViewCells);
+    object_blocks(scene_, lv_.rank, lv_.ranks, &shares, r * kViewCells, kViewCells, &mixed_triangles);
     for (size_t o = 0; o < O; ++o) {
       const XdmfBlock& b = blocks[o];
       std::vector<long long> topo;

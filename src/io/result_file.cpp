@@ -1052,7 +1052,7 @@ void ResultFile::write_view() {
   // cells of each object at a time (a window of its share, object_blocks), in as many
   // collective rounds as the largest share needs: at one rank a whole topology was the /view
   // phase's peak (a cloth's: 48 bytes a vertex).
-  constexpr long long kViewCells = 1LL << 18;  // (each round passes over every primitive)
+  constexpr long long kViewCells = 1LL << 18;  // (each round passes over every segment, point and tet)
   blocks_ = object_blocks(scene_, lv_.rank, lv_.ranks, nullptr);
   const std::vector<XdmfBlock>& blocks = blocks_;
   const size_t O = blocks.size();

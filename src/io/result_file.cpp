@@ -368,10 +368,28 @@ void read_selected_rows(hid_t ds, const std::vector<int>& input_ids, std::vector
   if (rc < 0) throw InputError("cannot read checkpoint data");
 }
 
-}  // namespace
-
 // Rows of a /mesh dataset a rank fills and writes at a time.
 constexpr size_t kMeshRows = size_t(1) << 16;
+
+// Rows [begin, end) of the open dataset `ds` (this rank's share; `fill(i, out)` gives row
+// i's `per` values), filled and written kMeshRows rows at a time: every rank takes part in
+// as many collective writes as the largest share needs, and none holds its whole share in
+// file layout (at one rank a whole dataset was the /mesh phase's peak: 48 bytes a vertex).
+template <typename T, typename Fill>
+void write_share_rows(hid_t ds, const char* name, hid_t type, T zero, size_t begin, size_t end, int per,
+                      MPI_Comm comm, Fill&& fill) {
+  long long rounds = static_cast<long long>((end - begin + kMeshRows - 1) / kMeshRows);
+  MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  std::vector<T> a;
+  for (long long r = 0; r < rounds; ++r) {
+    const size_t rb = std::min(end, begin + static_cast<size_t>(r) * kMeshRows), re = std::min(end, rb + kMeshRows);
+    a.assign((re - rb) * per, zero);
+    for (size_t i = rb; i < re; ++i) fill(i, a.data() + (i - rb) * per);
+    write_row_range(ds, name, type, a, rb, re);
+  }
+}
+
+}  // namespace
 
 ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalView& lv)
     : path_(path), scene_(scene), lv_(lv) {
@@ -397,11 +415,8 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   // just those rows before the dataset and freeing them right after: no rank holds a whole
   // dataset in file layout (rank 0 wrote them all before: ~100 bytes per vertex on it).
   hid_t mesh = H5Gcreate2(file_, "mesh", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  // Per vertex (input order) or per element: `fill(i)` gives entry i's `per` values.
-  // A share is filled and written kMeshRows rows at a time (every rank takes part in as many
-  // collective writes as the largest share needs): at one rank a whole dataset in file
-  // layout was the /mesh phase's peak (/mesh/triangles, /mesh/warp_direction: 48 bytes a
-  // cloth vertex).
+  // Per vertex (input order) or per element: `fill(i)` gives entry i's `per` values, each
+  // rank writing its even share (write_share_rows).
   // A (count) or (count, per) dataset of /mesh, created unfilled (every row is written).
   auto create_mesh_dataset = [&](const char* name, hid_t type, size_t count, int per) {
     std::vector<hsize_t> dims{hsize_t(count)};
@@ -417,17 +432,7 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
     const auto [b, e] = even_share(static_cast<long long>(count), lv.rank, lv.ranks);
     const size_t begin = b, end = e;
     hid_t ds = create_mesh_dataset(name, type, count, per);
-    if (count > 0) {  // (nothing to write in an empty dataset, e.g. no segments)
-      long long rounds = static_cast<long long>((end - begin + kMeshRows - 1) / kMeshRows);
-      MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv.comm);
-      std::vector<decltype(zero)> a;
-      for (long long r = 0; r < rounds; ++r) {
-        const size_t rb = std::min(end, begin + static_cast<size_t>(r) * kMeshRows), re = std::min(end, rb + kMeshRows);
-        a.assign((re - rb) * per, zero);
-        for (size_t i = rb; i < re; ++i) fill(i, a.data() + (i - rb) * per);
-        write_row_range(ds, name, type, a, rb, re);
-      }
-    }
+    if (count > 0) write_share_rows(ds, name, type, zero, begin, end, per, lv.comm, fill);  // (none in an empty one)
     H5Dclose(ds);
   };
   // The rest positions: each rank's owned rows, as the frames' positions (below, once the
@@ -551,17 +556,10 @@ void ResultFile::write_rest_positions() {
     write_owned_rows([&](int l) { return scene_.rest[lv_.vbegin + l].data(); }, H5T_NATIVE_DOUBLE,
                      "/mesh/rest_positions", -1, ds);
   } else {
-    long long rounds = static_cast<long long>((nat_end_ - nat_begin_ + kMeshRows - 1) / kMeshRows);
-    MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
-    std::vector<double> rows;
-    for (long long r = 0; r < rounds; ++r) {
-      const int b = std::min<long long>(nat_end_, nat_begin_ + r * static_cast<long long>(kMeshRows));
-      const int e = std::min<long long>(nat_end_, b + static_cast<long long>(kMeshRows));
-      rows.resize(3 * static_cast<size_t>(e - b));
-      for (int i = b; i < e; ++i)
-        for (int d = 0; d < 3; ++d) rows[3 * static_cast<size_t>(i - b) + d] = scene_.rest[scene_.solver_of_input[i]][d];
-      write_rows(ds, b, e, rows.data());
-    }
+    write_share_rows(ds, "rest_positions", H5T_NATIVE_DOUBLE, 0.0, static_cast<size_t>(nat_begin_),
+                     static_cast<size_t>(nat_end_), 3, lv_.comm, [&](size_t i, double* o) {
+                       for (int d = 0; d < 3; ++d) o[d] = scene_.rest[scene_.solver_of_input[i]][d];
+                     });
   }
   H5Dclose(ds);
 }

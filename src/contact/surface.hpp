@@ -14,7 +14,8 @@
 //    but only the rank's own edges and triangles (first vertex in its block: `held_edges`,
 //    `held_triangles`) are stored, and the contact halo writes in those other ranks send it;
 //    every other entry reads {-1, -1} / {-1, -1, -1}.
-//    The vertex-indexed data below is still whole;
+//    The vertex-indexed data below is still whole (each rank finds its block's, and they
+//    are gathered: build_collision_surface_share);
 //  * points: identified by their vertex id, so vertex_offset and vertex_object are indexed
 //    by VERTEX ID and sized num_vertices; vertices not on the surface have object -1 and
 //    offset 0. `vertices` lists the surface vertex ids, ascending; `codim_vertices` the
@@ -120,16 +121,33 @@ struct CollisionSurface {
 // Output is deterministic (a function of the input arrays only). Linear time in the
 // triangles and points, S log S in the segments.
 // Throws InputError on a vertex id or object id out of range, a size mismatch, or a
-// negative / non-finite offset. A share build needs edges whose objects follow their first
-// vertex's (a scene's: objects share no vertex); it throws otherwise.
+// negative / non-finite offset.
 // tris are held (a vector converts) or borrowed (BorrowedArray::borrow: they must outlive
 // the surface); triangle_object is held, as runs (a vector converts).
-// A rank's share of the edges (issue 20: no rank holds the whole surface): the build stores
-// only the edges whose first vertex is in [vbegin, vend), at the ids a whole build gives
-// them. Edges ascend by first vertex, so a rank's triangle edges are one run of ids and its
-// segments another; `number` is given the rank's counts of each and returns the counts on
-// lower ranks and the totals over all ranks (the caller's MPI_Exscan / MPI_Allreduce: the
-// contact layer does no communication of its own).
+CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, RunInts triangle_object,
+                                         const std::vector<double>& object_offset, int num_vertices,
+                                         const std::vector<Edge>& segments = {},
+                                         const std::vector<int>& segment_object = {},
+                                         const std::vector<int>& points = {},
+                                         const std::vector<int>& point_object = {});
+
+// A rank's share (issue 20: no rank holds the whole surface, nor reads every triangle to
+// build it). The build reads only the triangles listed in `triangle_ids` (ascending: at least
+// every triangle with a vertex in the block [vbegin, vend); a scene part keeps just those,
+// Scene::keep_triangle_part, every other entry of `tris` may be unknown), and stores:
+//  * the edges whose first vertex is in the block, at the ids a whole build gives them.
+//    Edges ascend by first vertex, so a rank's triangle edges are one run of ids and its
+//    segments another; `number` is given the rank's counts of each and returns the counts
+//    on lower ranks and the totals over all ranks (the caller's MPI_Exscan / MPI_Allreduce:
+//    the contact layer does no communication of its own);
+//  * the triangles whose first vertex is in the block;
+//  * the vertex data (objects, `vertices`, `codim_vertices`, `points`) as a whole build's:
+//    each rank finds its block's from the triangles it reads, and `gather` returns every
+//    rank's ints in rank order (the caller's MPI_Allgatherv; the blocks must tile
+//    [0, num_vertices) in rank order).
+// A share needs edges whose objects follow their first vertex's (a scene's: objects share no
+// vertex). Every rank throws InputError, the same, if any rank's input is refused (after the
+// gather, before the numbering): no rank is left waiting in a collective.
 struct EdgeCounts {
   long triangle_edges_before = 0, triangle_edges = 0;  // on lower ranks; over all ranks
   long segments_before = 0, segments = 0;
@@ -137,14 +155,12 @@ struct EdgeCounts {
 struct EdgeShare {
   int vbegin = 0, vend = 0;
   std::function<EdgeCounts(long own_triangle_edges, long own_segments)> number;
+  std::function<std::vector<int>(const std::vector<int>& mine)> gather;
 };
-
-CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, RunInts triangle_object,
-                                         const std::vector<double>& object_offset, int num_vertices,
-                                         const std::vector<Edge>& segments = {},
-                                         const std::vector<int>& segment_object = {},
-                                         const std::vector<int>& points = {},
-                                         const std::vector<int>& point_object = {},
-                                         const EdgeShare* share = nullptr);
+CollisionSurface build_collision_surface_share(const PagedArray<Tri>& tris, const std::vector<int>& triangle_ids,
+                                               RunInts triangle_object, const std::vector<double>& object_offset,
+                                               int num_vertices, const std::vector<Edge>& segments,
+                                               const std::vector<int>& segment_object, const std::vector<int>& points,
+                                               const std::vector<int>& point_object, const EdgeShare& share);
 
 }  // namespace weft

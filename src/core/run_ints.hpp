@@ -50,6 +50,13 @@ class Runs {
       start_.push_back(n_), value_.push_back(v);
     ++n_;
   }
+  // Appends `count` entries: v, each equal (RunInts) or one more than the last (IdRuns):
+  // one run, O(1) (a build from another's runs, e.g. blocks gathered from every rank).
+  void append(int count, int v) {
+    if (count <= 0) return;
+    push_back(v);  // (starts a run, or continues the last)
+    n_ += count - 1;
+  }
   void assign(std::size_t n, int v) {
     *this = Runs();
     if (n > 0) start_.assign(1, 0), value_.assign(1, v), n_ = static_cast<int>(n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "energy/registry.hpp"
 
@@ -37,8 +38,11 @@ void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghost
   vertex_part = true;
 }
 
-void Scene::keep_triangle_part(const std::vector<int>& local_triangles) {
-  triangles = triangles.part(0, 0, local_triangles, Tri{-1, -1, -1});
+void Scene::keep_triangle_part(std::vector<int> triangle_ids) {
+  triangles = triangles.part(0, 0, triangle_ids, Tri{-1, -1, -1});
+  triangle_ids.shrink_to_fit();
+  kept_triangles = std::move(triangle_ids);
+  triangle_part = true;
 }
 
 int Scene::owner_of(int v) const {

@@ -61,8 +61,9 @@ struct Scene {
   // the run driver's ghosts and contact neighbours) only; vertex_summary() is taken first
   // (the whole scene's).
   void keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghosts);
-  // Keeps the listed triangles (the rank's local ones) only.
-  void keep_triangle_part(const std::vector<int>& local_triangles);
+  // Keeps the listed triangles only (ascending): every triangle with a vertex in the rank's
+  // block (LocalView's contact support), what the stepper's setup and the result file read.
+  void keep_triangle_part(std::vector<int> triangle_ids);
   // Over every vertex, in id order: the dynamic (not kinematic) vertices' count and mass sum
   // (IPC's barrier stiffness and the obstacles' AL springs are relative to their mean) and
   // the rest positions' bounding box. Computed by one pass over a whole scene; a part
@@ -79,10 +80,13 @@ struct Scene {
   std::vector<MotionSpec> motions;     // scripted pins and obstacles
 
   // The mesh: every object's triangles (collision surface, output), case order, solver ids.
-  // Built whole (adopted: `triangles.whole()` is the vector, for the setup and the methods
-  // that read the whole mesh); after the setup a rank on several ranks keeps its local
-  // triangles only (keep_triangle_part), every other entry {-1, -1, -1}.
+  // Built whole (adopted: `triangles.whole()` is the vector, for the start's check and the
+  // methods that read the whole mesh); then a rank on several ranks keeps those with a vertex
+  // in its block only (keep_triangle_part: `kept_triangles`, ascending), every other entry
+  // {-1, -1, -1}. A whole scene's kept_triangles is empty.
   PagedArray<Tri> triangles;
+  std::vector<int> kept_triangles;
+  bool triangle_part = false;  // (keep_triangle_part done)
   RunInts triangle_object;             // (runs: one an object)
   // Triangle t's rest data, from the rest positions (make_tri_rest, the same bits as the
   // build computed; not stored: 40 bytes a triangle, ~80 per cloth vertex, on every rank).

@@ -81,13 +81,27 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
       object_friction.push_back(op.friction);
     }
     // On more ranks than one, each holds its share of the edges (issue 20: the edges it
-    // owns; the contact halo adds those other ranks send it), numbered as a whole build.
-    const EdgeShare share = rank_edge_share(lv.vbegin, lv.vend, lv.comm);
-    CollisionSurface surf =
-        build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles.whole()),
-                                scene.triangle_object, object_offset, scene.num_vertices,
-                                scene.segments, scene.segment_object, scene.points, scene.point_object,
-                                ranks > 1 ? &share : nullptr);
+    // owns; the contact halo adds those other ranks send it), numbered as a whole build,
+    // built from the triangles with a vertex in its block (a scene part keeps just those).
+    CollisionSurface surf;
+    if (ranks > 1) {
+      std::vector<int> listed;  // (a whole scene's: found here)
+      if (!scene.triangle_part)
+        for (size_t t = 0; t < scene.triangles.size(); ++t)
+          for (int v : scene.triangles[t])
+            if (v >= lv.vbegin && v < lv.vend) {
+              listed.push_back(static_cast<int>(t));
+              break;
+            }
+      surf = build_collision_surface_share(scene.triangles, scene.triangle_part ? scene.kept_triangles : listed,
+                                           scene.triangle_object, object_offset, scene.num_vertices, scene.segments,
+                                           scene.segment_object, scene.points, scene.point_object,
+                                           rank_edge_share(lv.vbegin, lv.vend, lv.comm));
+    } else {
+      surf = build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles.whole()), scene.triangle_object,
+                                     object_offset, scene.num_vertices, scene.segments, scene.segment_object,
+                                     scene.points, scene.point_object);
+    }
     if (!scene.stitches.empty()) {
       surf.twin.assign(static_cast<size_t>(scene.num_vertices), -1);
       for (const auto& p : scene.stitches) surf.twin.ref(p[0]) = p[1], surf.twin.ref(p[1]) = p[0];

@@ -145,13 +145,19 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   mark("check");
   tp = std::chrono::steady_clock::now();
   // On several ranks, a rank keeps the rest positions and masses of its owned, ghost and
-  // contact-neighbour vertices only (issue 20: what a stepper's setup and steps read), and,
-  // once /mesh is written, its local triangles; unless the method reads the whole scene.
+  // contact-neighbour vertices only, and the triangles with a vertex in its block (issue 20:
+  // what a stepper's setup and steps and the result file read); unless the method reads the
+  // whole scene.
   const bool keep = ranks > 1 && !method_reads_whole_scene(spec.method);
-  std::vector<int> support;  // (LocalView's contact support: what the part keeps beyond its block)
-  LocalView lv = make_local_view(scene, comm, keep ? &support : nullptr);
-  if (keep) scene.keep_vertex_part(lv.vbegin, lv.vend, support);
-  std::vector<int>().swap(support);
+  LocalView lv;
+  {
+    ContactSupport support;  // (what the part keeps beyond its block)
+    lv = make_local_view(scene, comm, keep ? &support : nullptr);
+    if (keep) {
+      scene.keep_vertex_part(lv.vbegin, lv.vend, support.vertices);
+      scene.keep_triangle_part(std::move(support.triangles));
+    }
+  }
   mark("local_view");
   std::unique_ptr<Stepper> stepper_ptr = make_stepper(scene, lv);
   Stepper& stepper = *stepper_ptr;
@@ -159,9 +165,6 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   mark("stepper");
   double output_s = 0;  // frames and checkpoints (not /mesh, not OUT.xdmf)
 
-  auto keep_triangles = [&] {
-    if (keep) scene.keep_triangle_part(lv.triangles);
-  };
   RunSummary summary;
   double mesh_s = 0;  // creating the file and writing /mesh
   int first_step = 1;
@@ -179,7 +182,6 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
       MPI_Barrier(comm);
     }
     out = std::make_unique<ResultFile>(summary.output, scene, lv, c.frame / every + 1);
-    keep_triangles();
     first_step = c.frame + 1;
     if (rank == 0 && opt.progress)
       std::printf("weft: resuming '%s' after step %d (t = %g s) into %s\n", spec.name.c_str(), c.frame, c.time,
@@ -189,7 +191,6 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     tp = std::chrono::steady_clock::now();
     out = std::make_unique<ResultFile>(summary.output, scene, lv);
     mesh_s = since(tp);
-    keep_triangles();
     mark("mesh");
     NamedValues stats0 = stepper.start_stats();
     stats0.emplace_back("wall_s", 0.0);

@@ -74,10 +74,10 @@ class Stepper {
 };
 
 // Whether the method's stepper reads the scene's vertex data (rest positions, masses) or
-// triangles beyond a rank's owned and ghost vertices and local triangles (PBD: its sweeps
-// run over the whole mesh). When not, a run on several ranks keeps only its part of them
-// (Scene::keep_vertex_part before the stepper is made, keep_triangle_part once /mesh is
-// written): what a stepper's setup, terms, kinematic targets and output read.
+// triangles beyond a rank's owned, ghost and contact-support vertices and the triangles with
+// a vertex in its block (PBD: its sweeps run over the whole mesh). When not, a run on several
+// ranks keeps only its part of them (Scene::keep_vertex_part and keep_triangle_part, before
+// the stepper is made): what a stepper's setup, terms, kinematic targets and output read.
 bool method_reads_whole_scene(const std::string& method);
 
 // The stepper of scene.spec.method; InputError (naming the case file, the key and the

@@ -55,7 +55,8 @@ namespace weft {
 
 // A rank's share of the collision surface's edges (EdgeShare) for the block [vbegin, vend)
 // of `comm`'s rank: its edges numbered over the ranks as a whole build numbers them (an
-// MPI_Exscan of each rank's counts, an MPI_Allreduce of the totals; collective in the build).
+// MPI_Exscan of each rank's counts, an MPI_Allreduce of the totals), its blocks' vertex data
+// gathered (an MPI_Allgatherv); collective in the build.
 EdgeShare rank_edge_share(int vbegin, int vend, MPI_Comm comm);
 
 class ContactHalo {

@@ -6,7 +6,7 @@
 
 namespace weft {
 
-LocalView make_local_view(const Scene& scene, MPI_Comm comm, std::vector<int>* contact_support) {
+LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* contact_support) {
   LocalView lv;
   lv.comm = comm;
   MPI_Comm_rank(comm, &lv.rank);
@@ -19,14 +19,16 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm, std::vector<int>* c
     throw std::logic_error("make_local_view: the scene's element sets are rank " + std::to_string(scene.sets_rank) +
                            "'s, not rank " + std::to_string(lv.rank) + "'s");
 
-  std::vector<int> ghost, support;
+  std::vector<int> ghost, support, support_triangles;
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const Tri& tri = scene.triangles[t];
     if (owned(tri[0])) {
       lv.triangles.push_back(static_cast<int>(t));
+      if (contact_support) support_triangles.push_back(static_cast<int>(t));
       for (int v : tri)
         if (!owned(v)) ghost.push_back(v);
     } else if (contact_support && (owned(tri[1]) || owned(tri[2]))) {
+      support_triangles.push_back(static_cast<int>(t));
       for (int v : tri)
         if (!owned(v)) support.push_back(v);
     }
@@ -65,7 +67,8 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm, std::vector<int>* c
     support.insert(support.end(), lv.ghosts.begin(), lv.ghosts.end());
     std::sort(support.begin(), support.end());
     support.erase(std::unique(support.begin(), support.end()), support.end());
-    *contact_support = std::move(support);
+    contact_support->vertices = std::move(support);
+    contact_support->triangles = std::move(support_triangles);
   }
 
   // Local ids are the solver ids when the owned block starts at 0 and there are no ghosts

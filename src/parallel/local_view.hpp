@@ -35,11 +35,16 @@ struct LocalView {
   }
 };
 
-// With contact_support, also the vertices beyond the owned block whose rest data a rank's
-// part of the scene keeps (Scene::keep_vertex_part): the ghosts, and every vertex of a
-// triangle or segment with an owned vertex (the contact layer's own edges, whose rest
-// lengths its setup reads, and its own triangles), ascending. Found in the same pass over
-// the triangles.
-LocalView make_local_view(const Scene& scene, MPI_Comm comm, std::vector<int>* contact_support = nullptr);
+// What a rank's part of the scene keeps beyond its block (Scene::keep_vertex_part,
+// keep_triangle_part): the contact layer's setup builds its share of the collision surface
+// from these (its own edges, whose rest lengths it reads, and its own triangles).
+struct ContactSupport {
+  // The ghosts, and every vertex of a triangle or segment with an owned vertex, ascending.
+  std::vector<int> vertices;
+  // Every triangle with an owned vertex, ascending.
+  std::vector<int> triangles;
+};
+// With `support`, also fills it, in the same pass over the triangles.
+LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* support = nullptr);
 
 }  // namespace weft

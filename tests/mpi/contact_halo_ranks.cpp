@@ -169,10 +169,17 @@ void check_layout(bool scatter, bool codim = false) {
   std::vector<int> range(ranks + 1);
   for (int r = 0; r <= ranks; ++r) range[r] = static_cast<int>(static_cast<long>(nv) * r / ranks);
   const int lo = range[rank], hi = range[rank + 1];
-  // This rank's share of the edges, numbered over the ranks as weft's stepper numbers it.
-  const weft::EdgeShare es = weft::rank_edge_share(lo, hi, MPI_COMM_WORLD);
-  weft::CollisionSurface share = weft::build_collision_surface(s.tris, s.tri_object, offsets, nv, s.segs,
-                                                               s.seg_object, s.points, s.point_object, &es);
+  // This rank's share of the edges, numbered over the ranks as weft's stepper numbers it,
+  // built from the triangles with a vertex in its block only (a scene part's).
+  std::vector<int> tri_ids;
+  for (size_t t = 0; t < s.tris.size(); ++t)
+    if (std::any_of(s.tris[t].begin(), s.tris[t].end(), [&](int v) { return v >= lo && v < hi; }))
+      tri_ids.push_back(static_cast<int>(t));
+  const weft::PagedArray<weft::Tri> tri_part =
+      weft::PagedArray<weft::Tri>(s.tris).part(0, 0, tri_ids, weft::Tri{-1, -1, -1});
+  weft::CollisionSurface share = weft::build_collision_surface_share(
+      tri_part, tri_ids, s.tri_object, offsets, nv, s.segs, s.seg_object, s.points, s.point_object,
+      weft::rank_edge_share(lo, hi, MPI_COMM_WORLD));
   ASSERT_EQ(share.edges.size(), surf.edges.size());
   ASSERT_EQ(share.num_triangle_edges, surf.num_triangle_edges);
   {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -87,7 +88,9 @@ TEST(Surface, UniformOffsetShortcutMatchesTheObjectOffsets) {
                                          std::vector<double>{0.0, 0.0}}) {
     const CollisionSurface s = build_collision_surface(tris, obj, off, 9, {{4, 8}}, {1});
     EXPECT_EQ(s.uniform_offset, off[0] == off[1]);
-    if (s.uniform_offset) EXPECT_EQ(s.common_offset, off[0]);
+    if (s.uniform_offset) {
+      EXPECT_EQ(s.common_offset, off[0]);
+    }
     for (int v : s.vertices) EXPECT_EQ(s.point_offset(v), off[s.vertex_object[v]]) << v;
     for (size_t e = 0; e < s.edges.size(); ++e) EXPECT_EQ(s.edge_offset(int(e)), off[s.edge_object(int(e))]);
     for (size_t t = 0; t < s.triangles.size(); ++t)
@@ -243,65 +246,123 @@ TEST(Surface, RejectsBadCodimInput) {
   EXPECT_THROW(build_collision_surface({}, {}, {0.0}, 3, {}, {}, {1}, {}), InputError);     // size mismatch
 }
 
-// A rank's share of the edges (issue 20, EdgeShare): split the vertices into blocks as ranks
-// own them; each block's share holds exactly the whole surface's edges whose first vertex
-// is in the block, at the same ids, and the same vertex lists and objects. The shares are
-// numbered here as MPI_Exscan / MPI_Allreduce number them in a run: a probe build counts
-// each block's edges, the real one is given the counts of the blocks before and the totals.
-// The scene: a jittered strip of triangles (object 0), rods (object 1) with a repeated and
-// a reversed segment, a segment along a triangle edge (object 0: dropped, and whichever
-// block owns it must not mark its vertices codimensional), and particles (object 2).
-TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
-  const int strip = 40;  // vertices 0..2 strip - 1: two rows
+// A run's ranks, simulated one block after another (build_collision_surface_share): each
+// block reads only the triangles with a vertex in it, from a part of the array holding just
+// those (every other entry unknown). The gather is two passes: the first records each
+// block's ints and stops there; the second hands every block all of them in block order, as
+// MPI_Allgatherv does, and numbers its edges with `number` (as MPI_Exscan / MPI_Allreduce
+// number them in a run).
+struct SharedInput {
   std::vector<Tri> tris;
   std::vector<int> tobj;
+  std::vector<double> off;
+  int nv = 0;
+  std::vector<Edge> segs;
+  std::vector<int> sobj, pts, pobj;
+};
+struct StopAtGather {};
+class Blocks {
+ public:
+  Blocks(const SharedInput& in, std::vector<int> cuts) : in_(in), cuts_(std::move(cuts)) {
+    for (int b = 0; b < count(); ++b) {
+      try {
+        build(b, [&](const std::vector<int>& mine) -> std::vector<int> {
+          chunks_.push_back(mine);
+          throw StopAtGather{};
+        }, [](long, long) { return EdgeCounts{}; });
+        ADD_FAILURE() << "block " << b << " did not gather";
+      } catch (const StopAtGather&) {
+      }
+    }
+  }
+  int count() const { return static_cast<int>(cuts_.size()) - 1; }
+  // Block b's share, its edges numbered by `number`.
+  CollisionSurface share(int b, std::function<EdgeCounts(long, long)> number) const {
+    return build(b, [&, b](const std::vector<int>& mine) {
+      EXPECT_EQ(mine, chunks_[b]);
+      std::vector<int> all;
+      for (const auto& c : chunks_) all.insert(all.end(), c.begin(), c.end());
+      return all;
+    }, std::move(number));
+  }
+  // The triangles block b reads: those with a vertex in it.
+  std::vector<int> triangle_ids(int b) const {
+    std::vector<int> ids;
+    for (size_t t = 0; t < in_.tris.size(); ++t)
+      if (std::any_of(in_.tris[t].begin(), in_.tris[t].end(), [&](int v) { return v >= cuts_[b] && v < cuts_[b + 1]; }))
+        ids.push_back(static_cast<int>(t));
+    return ids;
+  }
+
+ private:
+  CollisionSurface build(int b, std::function<std::vector<int>(const std::vector<int>&)> gather,
+                         std::function<EdgeCounts(long, long)> number) const {
+    const std::vector<int> ids = triangle_ids(b);
+    const PagedArray<Tri> part = PagedArray<Tri>(in_.tris).part(0, 0, ids, Tri{-1, -1, -1});
+    EdgeShare es{cuts_[b], cuts_[b + 1], std::move(number), std::move(gather)};
+    return build_collision_surface_share(part, ids, in_.tobj, in_.off, in_.nv, in_.segs, in_.sobj, in_.pts, in_.pobj,
+                                         es);
+  }
+  const SharedInput& in_;
+  std::vector<int> cuts_;
+  std::vector<std::vector<int>> chunks_;
+};
+
+// A rank's share of the edges (issue 20, EdgeShare): split the vertices into blocks as ranks
+// own them; each block's share holds exactly the whole surface's edges whose first vertex
+// is in the block, at the same ids, and the same vertex lists and objects, though each block
+// reads only its own triangles. The scene: a jittered strip of triangles (object 0), rods
+// (object 1) with a repeated and a reversed segment, a segment along a triangle edge
+// (object 0: dropped, and whichever block owns either end must not mark it codimensional),
+// and particles (object 2).
+TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
+  const int strip = 40;  // vertices 0..2 strip - 1: two rows
+  SharedInput in;
   std::mt19937 rng(5);
   for (int i = 0; i + 1 < strip; ++i) {
     const int a = i, b = i + 1, c = strip + i, d = strip + i + 1;
-    tris.push_back(rng() % 2 ? Tri{a, b, d} : Tri{b, d, a});
-    tris.push_back(rng() % 2 ? Tri{a, d, c} : Tri{c, a, d});
-    tobj.push_back(0), tobj.push_back(0);
+    in.tris.push_back(rng() % 2 ? Tri{a, b, d} : Tri{b, d, a});
+    in.tris.push_back(rng() % 2 ? Tri{a, d, c} : Tri{c, a, d});
+    in.tobj.push_back(0), in.tobj.push_back(0);
   }
-  std::shuffle(tris.begin(), tris.end(), rng);
+  std::shuffle(in.tris.begin(), in.tris.end(), rng);
   const int r0 = 2 * strip, nr = 30;  // rod vertices r0..r0 + nr - 1
-  std::vector<Edge> segs;
-  std::vector<int> sobj;
-  for (int i = 0; i + 1 < nr; ++i) segs.push_back(i % 3 ? Edge{r0 + i, r0 + i + 1} : Edge{r0 + i + 1, r0 + i});
-  segs.push_back({r0 + 4, r0 + 5});        // repeated
-  segs.push_back({strip + 7, strip + 8});  // a triangle edge
-  for (size_t i = 0; i < segs.size(); ++i) sobj.push_back(i + 1 == segs.size() ? 0 : 1);
-  const int p0 = r0 + nr, np = 12, nv = p0 + np + 3;  // 3 vertices on nothing
-  std::vector<int> pts, pobj;
-  for (int i = np - 1; i >= 0; --i) pts.push_back(p0 + i), pobj.push_back(2);
-  const std::vector<double> off = {0.0, 1e-3, 2e-3};
-  const CollisionSurface whole = build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj);
+  for (int i = 0; i + 1 < nr; ++i) in.segs.push_back(i % 3 ? Edge{r0 + i, r0 + i + 1} : Edge{r0 + i + 1, r0 + i});
+  in.segs.push_back({r0 + 4, r0 + 5});        // repeated
+  in.segs.push_back({strip + 7, strip + 8});  // a triangle edge
+  for (size_t i = 0; i < in.segs.size(); ++i) in.sobj.push_back(i + 1 == in.segs.size() ? 0 : 1);
+  const int p0 = r0 + nr, np = 12;
+  in.nv = p0 + np + 3;  // 3 vertices on nothing
+  for (int i = np - 1; i >= 0; --i) in.pts.push_back(p0 + i), in.pobj.push_back(2);
+  in.off = {0.0, 1e-3, 2e-3};
+  const int nv = in.nv;
+  const CollisionSurface whole =
+      build_collision_surface(in.tris, in.tobj, in.off, nv, in.segs, in.sobj, in.pts, in.pobj);
   ASSERT_EQ(whole.num_segments(), nr - 1);
 
   for (const std::vector<int>& cuts : std::vector<std::vector<int>>{
            {0, nv}, {0, 20, 50, nv}, {0, strip + 8, p0 - 3, nv}, {0, 0, 7, strip + 7, strip + 7, r0 + 5, nv}}) {
-    const int blocks = static_cast<int>(cuts.size()) - 1;
-    std::vector<long> tri_count(blocks), seg_count(blocks);
-    for (int b = 0; b < blocks; ++b) {  // probe: the counts
-      EdgeShare probe{cuts[b], cuts[b + 1], [&](long t, long sg) {
-                        tri_count[b] = t, seg_count[b] = sg;
-                        return EdgeCounts{0, t, 0, sg};
-                      }};
-      build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj, &probe);
-    }
-    std::vector<char> seen(whole.edges.size(), 0), tri_seen(tris.size(), 0);
-    for (int b = 0; b < blocks; ++b) {
-      EdgeShare es{cuts[b], cuts[b + 1], [&](long t, long sg) {
-                     EXPECT_EQ(t, tri_count[b]);
-                     EXPECT_EQ(sg, seg_count[b]);
-                     EdgeCounts c;
-                     for (int q = 0; q < blocks; ++q) {
-                       c.triangle_edges += tri_count[q], c.segments += seg_count[q];
-                       if (q < b) c.triangle_edges_before += tri_count[q], c.segments_before += seg_count[q];
-                     }
-                     return c;
-                   }};
-      const CollisionSurface s = build_collision_surface(tris, tobj, off, nv, segs, sobj, pts, pobj, &es);
-      SCOPED_TRACE("block " + std::to_string(b) + " of " + std::to_string(blocks));
+    const Blocks blocks(in, cuts);
+    const int nb = blocks.count();
+    // Each block's counts, from the whole surface: its triangle edges and segments.
+    std::vector<long> tri_count(nb, 0), seg_count(nb, 0);
+    for (size_t e = 0; e < whole.edges.size(); ++e)
+      for (int b = 0; b < nb; ++b)
+        if (whole.edges[e][0] >= cuts[b] && whole.edges[e][0] < cuts[b + 1])
+          ++(whole.is_segment(int(e)) ? seg_count : tri_count)[b];
+    std::vector<char> seen(whole.edges.size(), 0), tri_seen(in.tris.size(), 0);
+    for (int b = 0; b < nb; ++b) {
+      const CollisionSurface s = blocks.share(b, [&](long t, long sg) {
+        EXPECT_EQ(t, tri_count[b]);
+        EXPECT_EQ(sg, seg_count[b]);
+        EdgeCounts c;
+        for (int q = 0; q < nb; ++q) {
+          c.triangle_edges += tri_count[q], c.segments += seg_count[q];
+          if (q < b) c.triangle_edges_before += tri_count[q], c.segments_before += seg_count[q];
+        }
+        return c;
+      });
+      SCOPED_TRACE("block " + std::to_string(b) + " of " + std::to_string(nb));
       ASSERT_EQ(s.edges.size(), whole.edges.size());
       EXPECT_EQ(s.num_triangle_edges, whole.num_triangle_edges);
       std::vector<int> own;
@@ -315,7 +376,9 @@ TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
         seen[e] += 1;
       }
       for (size_t e = 0; e < s.edges.size(); ++e)
-        if (!std::binary_search(own.begin(), own.end(), int(e))) EXPECT_EQ(s.edges[e], (Edge{-1, -1}));
+        if (!std::binary_search(own.begin(), own.end(), int(e))) {
+          EXPECT_EQ(s.edges[e], (Edge{-1, -1}));
+        }
       EXPECT_EQ(s.vertices, whole.vertices.to_vector());
       EXPECT_EQ(s.codim_vertices, whole.codim_vertices);
       EXPECT_EQ(s.points, whole.points);
@@ -323,12 +386,12 @@ TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
       EXPECT_TRUE(s.edge_object_table.empty());
       EXPECT_TRUE(s.share);
       // Its triangles: those whose first vertex is in the block, at their ids; no others.
-      ASSERT_EQ(s.triangles.size(), tris.size());
+      ASSERT_EQ(s.triangles.size(), in.tris.size());
       std::vector<int> own_tris;
-      for (size_t t = 0; t < tris.size(); ++t) {
-        const bool mine = tris[t][0] >= cuts[b] && tris[t][0] < cuts[b + 1];
+      for (size_t t = 0; t < in.tris.size(); ++t) {
+        const bool mine = in.tris[t][0] >= cuts[b] && in.tris[t][0] < cuts[b + 1];
         if (mine) own_tris.push_back(int(t)), tri_seen[t] += 1;
-        EXPECT_EQ(s.triangles[t], mine ? tris[t] : (Tri{-1, -1, -1})) << "triangle " << t;
+        EXPECT_EQ(s.triangles[t], mine ? in.tris[t] : (Tri{-1, -1, -1})) << "triangle " << t;
       }
       EXPECT_EQ(s.held_triangles.to_vector(), own_tris);
     }
@@ -342,19 +405,22 @@ TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
 
 // A share needs each edge's object to be its first vertex's (a scene's objects share no
 // vertex): the objects of edges it does not hold are derived from their vertices. Every
-// block refuses such input, whether it holds the offending edge or not (a run's ranks must
-// all stop, none waiting in the numbering's collectives).
+// block refuses such input, whether it holds the offending edge or not, and only after the
+// gather (a run's ranks must all stop, none waiting in a collective). Likewise input only
+// one block sees as invalid (a triangle it reads with an object out of range).
 TEST(Surface, ShareRefusesObjectsSharingAVertex) {
-  for (int cut : {0, 2, 3, 4}) {
-    EdgeShare lower{0, cut, [](long t, long s) { return EdgeCounts{0, t, 0, s}; }};
-    EdgeShare upper{cut, 4, [](long t, long s) { return EdgeCounts{0, t, 0, s}; }};
-    // A segment of object 1 from the object-0 triangle's vertex 2; a triangle whose
-    // vertex 3 is another's.
-    for (const EdgeShare* es : {&lower, &upper}) {
-      EXPECT_THROW(build_collision_surface({{0, 1, 2}}, {0}, {0.0, 1e-3}, 4, {{2, 3}}, {1}, {}, {}, es), InputError);
-      EXPECT_THROW(build_collision_surface({{0, 1, 2}, {1, 3, 2}}, {0, 1}, {0.0, 1e-3}, 4, {}, {}, {}, {}, es),
-                   InputError);
+  // A segment of object 1 from the object-0 triangle's vertex 2; a triangle whose vertex 3
+  // is another's; a triangle of object 5 of 2 (only blocks holding one of its vertices
+  // read it).
+  SharedInput seg{{{0, 1, 2}}, {0}, {0.0, 1e-3}, 4, {{2, 3}}, {1}, {}, {}};
+  SharedInput tri{{{0, 1, 2}, {1, 3, 2}}, {0, 1}, {0.0, 1e-3}, 4, {}, {}, {}, {}};
+  SharedInput bad{{{0, 1, 2}, {2, 3, 4}}, {0, 5}, {0.0, 1e-3}, 6, {}, {}, {}, {}};
+  for (const SharedInput* in : {&seg, &tri, &bad})
+    for (int cut : {0, 2, 3, 4}) {
+      const Blocks blocks(*in, {0, cut, in->nv});
+      for (int b = 0; b < 2; ++b)
+        EXPECT_THROW(blocks.share(b, [](long t, long s) { return EdgeCounts{0, t, 0, s}; }), InputError)
+            << "cut " << cut << ", block " << b;
     }
-  }
   EXPECT_NO_THROW(build_collision_surface({{0, 1, 2}}, {0}, {0.0, 1e-3}, 4, {{2, 3}}, {1}));
 }

@@ -1,7 +1,7 @@
 // LocalView (parallel/local_view.hpp) on a hand-made scene split in two blocks: the rank
 // seen is rank 0 of the communicator, owning vertices [0, 3) of 10. Exact answers for its
 // triangles, ghosts (with a stitch partner) and the contact support a rank's scene part
-// keeps (Scene::keep_vertex_part).
+// keeps (Scene::keep_vertex_part, keep_triangle_part).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -28,14 +28,16 @@ Scene two_block_scene(bool stitched) {
 
 TEST(LocalView, TrianglesGhostsAndContactSupportOfTheOwnedBlock) {
   const Scene s = two_block_scene(false);
-  std::vector<int> support;
+  ContactSupport support;
   const LocalView lv = make_local_view(s, MPI_COMM_SELF, &support);
   EXPECT_EQ(lv.vbegin, 0);
   EXPECT_EQ(lv.vend, 3);
   EXPECT_EQ(lv.triangles, (std::vector<int>{0}));
   EXPECT_EQ(lv.ghosts, (std::vector<int>{3, 4}));
   // Ghosts, plus the other vertices of t1, t3 and segment {2,8}; never 9 (untouched).
-  EXPECT_EQ(support, (std::vector<int>{3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(support.vertices, (std::vector<int>{3, 4, 5, 6, 7, 8}));
+  // Every triangle with an owned vertex: t0, t1 and t3, never t2.
+  EXPECT_EQ(support.triangles, (std::vector<int>{0, 1, 3}));
   // Local triangle in local ids: owned 0 -> 0, ghosts 3 -> 3, 4 -> 4 (after the 3 owned).
   ASSERT_EQ(lv.triangle_local.size(), 1u);
   EXPECT_EQ(lv.triangle_local[0], (Tri{0, 3, 4}));
@@ -43,17 +45,17 @@ TEST(LocalView, TrianglesGhostsAndContactSupportOfTheOwnedBlock) {
 
 TEST(LocalView, AStitchedGhostBringsItsPartnerIntoGhostsAndSupport) {
   const Scene s = two_block_scene(true);
-  std::vector<int> support;
+  ContactSupport support;
   const LocalView lv = make_local_view(s, MPI_COMM_SELF, &support);
   EXPECT_EQ(lv.ghosts, (std::vector<int>{3, 4, 9}));
-  EXPECT_EQ(support, (std::vector<int>{3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(support.vertices, (std::vector<int>{3, 4, 5, 6, 7, 8, 9}));
   EXPECT_EQ(lv.local_of(9), 5);
   EXPECT_EQ(lv.local_of(5), -1);
 }
 
 TEST(LocalView, WithoutASupportListTheViewIsTheSame) {
   const Scene s = two_block_scene(true);
-  std::vector<int> support;
+  ContactSupport support;
   const LocalView a = make_local_view(s, MPI_COMM_SELF, &support);
   const LocalView b = make_local_view(s, MPI_COMM_SELF);
   EXPECT_EQ(a.ghosts, b.ghosts);

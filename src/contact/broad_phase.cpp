@@ -414,7 +414,7 @@ struct BroadPhase::Impl {
     VertexSpan<Vec3> dx;                    // swept queries (swept: set)
     PrimitiveFilter pf;                     // point filter (by vertex id)
     PrimitiveFilter ef;                     // edge filter (by edge index / first vertex)
-    const char* kv = nullptr;               // kinematic (by vertex id)
+    KinematicFlags kv;                      // kinematic (by vertex id)
     bool swept = false;
     PairPredicate keep;                     // swept queries: the caller's pair predicate
   };
@@ -736,13 +736,13 @@ BroadPhase& BroadPhase::operator=(BroadPhase&&) noexcept = default;
 
 void BroadPhase::find_proximity(const CollisionSurface& surface, const VertexSpan<Vec3>& x, double inflation,
                                 PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-                                const std::vector<char>* kinematic, Candidates& out) {
+                                KinematicFlags kinematic, Candidates& out) {
   run(surface, x, nullptr, inflation, point_filter, edge_filter, kinematic, out);
 }
 
 void BroadPhase::find_swept(const CollisionSurface& surface, const VertexSpan<Vec3>& x,
                             const VertexSpan<Vec3>& dx, double inflation, PrimitiveFilter point_filter,
-                            PrimitiveFilter edge_filter, const std::vector<char>* kinematic,
+                            PrimitiveFilter edge_filter, KinematicFlags kinematic,
                             Candidates& out, PairPredicate keep) {
   require(dx.size() == x.size(), "dx has " + std::to_string(dx.size()) + " entries, x has " +
                                      std::to_string(x.size()));
@@ -751,7 +751,7 @@ void BroadPhase::find_swept(const CollisionSurface& surface, const VertexSpan<Ve
 
 void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>* dx,
                      double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
-                     const std::vector<char>* kin, Candidates& out, PairPredicate keep) {
+                     KinematicFlags kin, Candidates& out, PairPredicate keep) {
   if (!impl_) impl_ = std::make_unique<Impl>();  // a moved-from object stays usable
   Impl& m = *impl_;
   const size_t nv = x.size();
@@ -764,7 +764,7 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
           "surface object arrays do not match its primitives");
   require(!pf.flags || pf.flags->size() == nv, "point_filter size != number of vertices");
   require(!ef.flags || ef.flags->size() == size_t(ne), "edge_filter size != number of edges");
-  require(!kin || kin->size() == nv, "kinematic size != number of vertices");
+  require(!kin || kin.size() == nv, "kinematic size != number of vertices");
   require(inflation >= 0.0 && std::isfinite(inflation), "inflation must be finite and >= 0");
   out.clear();
   stats_ = Stats{};
@@ -772,7 +772,7 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
   m.adjacency_valid = false;  // (the lists may differ: rebuilt by the next update)
   for (auto& l : m.extra_adj) l.clear();
   for (int k = 0; k < kKinds; ++k) m.stale_list[k].clear();
-  m.q = Impl::Query{&s, x, dx ? *dx : VertexSpan<Vec3>(), pf, ef, kin ? kin->data() : nullptr, dx != nullptr,
+  m.q = Impl::Query{&s, x, dx ? *dx : VertexSpan<Vec3>(), pf, ef, kin, dx != nullptr,
                     dx ? keep : PairPredicate{}};
   m.built_on = &s;
   m.built_nv = nv;
@@ -888,11 +888,11 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
   m.kin[kEdge].resize(el.n);
   for (int i = 0; i < tl.n; ++i) {
     const Tri& tri = s.triangles[tl.id(i)];
-    m.kin[kTri][i] = kin && (*kin)[tri[0]] && (*kin)[tri[1]] && (*kin)[tri[2]];
+    m.kin[kTri][i] = kin && kin[tri[0]] && kin[tri[1]] && kin[tri[2]];
   }
   for (int i = 0; i < el.n; ++i) {
     const Edge& e = s.edges[el.id(i)];
-    m.kin[kEdge][i] = kin && (*kin)[e[0]] && (*kin)[e[1]];
+    m.kin[kEdge][i] = kin && kin[e[0]] && kin[e[1]];
   }
   for (int k = 0; k < kKinds; ++k) {
     m.level[k].resize(m.box[k].size());
@@ -958,7 +958,7 @@ size_t BroadPhase::memory_bytes() const {
 
 bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx,
                               double inflation, PrimitiveFilter pf, PrimitiveFilter ef,
-                              const std::vector<char>* kin, const std::vector<int>& moved, Candidates& added) {
+                              KinematicFlags kin, const std::vector<int>& moved, Candidates& added) {
   added.clear();
   if (!impl_) return false;
   Impl& m = *impl_;
@@ -969,8 +969,8 @@ bool BroadPhase::update_swept(const CollisionSurface& s, const VertexSpan<Vec3>&
     return false;
   require(!pf.flags || pf.flags->size() == nv, "point_filter size != number of vertices");
   require(!ef.flags || ef.flags->size() == size_t(ne), "edge_filter size != number of edges");
-  require(!kin || kin->size() == nv, "kinematic size != number of vertices");
-  m.q = Impl::Query{&s, x, dx, pf, ef, kin ? kin->data() : nullptr, true,
+  require(!kin || kin.size() == nv, "kinematic size != number of vertices");
+  m.q = Impl::Query{&s, x, dx, pf, ef, kin, true,
                     PairPredicate{}};
 
   // ---- adjacency of the build's lists, by point slot (every vertex of a listed primitive

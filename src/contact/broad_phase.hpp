@@ -83,6 +83,25 @@ struct PrimitiveFilter {
   int lo = 0, hi = 0;
 };
 
+// Per vertex id, whether the vertex is kinematic: a flag array (tests and tools), or a
+// PagedArray holding only the pages of kinematic vertices (a run's: not a byte a vertex on
+// every rank, issue 20; the others read 0). A pointer to either converts (null = none).
+struct KinematicFlags {
+  KinematicFlags() = default;
+  KinematicFlags(std::nullptr_t) {}                                                  // NOLINT
+  KinematicFlags(const std::vector<char>* f) : set(f != nullptr) {                 // NOLINT
+    if (f) flags = *f;
+  }
+  KinematicFlags(const PagedArray<char>* f) : set(f != nullptr) {                  // NOLINT
+    if (f) flags = *f;
+  }
+  explicit operator bool() const { return set; }
+  bool operator[](size_t v) const { return flags[v] != 0; }
+  size_t size() const { return flags.size(); }
+  VertexSpan<char> flags;
+  bool set = false;
+};
+
 // A swept query's pair predicate (BroadPhase::find_swept): a pair of the candidate
 // definition for which keep(ctx, kind, a, b) is false is not reported; a, b are its ids as
 // the candidate lists hold them ((v, t), (ea, eb) with ea < eb, (v, e), (v, w) with v < w).
@@ -134,7 +153,7 @@ class BroadPhase {
   // null (= all / none). Throws std::invalid_argument on size mismatches or inflation < 0.
   void find_proximity(const CollisionSurface& surface, const VertexSpan<Vec3>& x, double inflation,
                       PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-                      const std::vector<char>* kinematic, Candidates& out);
+                      KinematicFlags kinematic, Candidates& out);
 
   // Same with each vertex's box swept from x to x + dx (dx = alpha p already applied): the
   // CCD candidate set. A pair that meets mid-step is found even if it is apart at both ends.
@@ -142,7 +161,7 @@ class BroadPhase {
   // update_swept may follow (that needs the whole set).
   void find_swept(const CollisionSurface& surface, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx,
                   double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-                  const std::vector<char>* kinematic, Candidates& out, PairPredicate keep = {});
+                  KinematicFlags kinematic, Candidates& out, PairPredicate keep = {});
 
   // Incremental update of this object's last find_swept: the vertices in `moved` take the
   // boxes of x / dx (every other vertex must have the box of that call, or of an update
@@ -162,7 +181,7 @@ class BroadPhase {
   // built with (drape_default: 1-300 of 6.7K).
   bool update_swept(const CollisionSurface& surface, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>& dx,
                     double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-                    const std::vector<char>* kinematic, const std::vector<int>& moved, Candidates& added);
+                    KinematicFlags kinematic, const std::vector<int>& moved, Candidates& added);
 
   const Stats& last_stats() const { return stats_; }
   // Bytes this object holds (its arrays' capacities): with active lists, O(listed
@@ -179,7 +198,7 @@ class BroadPhase {
   struct Impl;
   void run(const CollisionSurface& surface, const VertexSpan<Vec3>& x, const VertexSpan<Vec3>* dx,
            double inflation, PrimitiveFilter point_filter, PrimitiveFilter edge_filter,
-           const std::vector<char>* kinematic, Candidates& out, PairPredicate keep = {});
+           KinematicFlags kinematic, Candidates& out, PairPredicate keep = {});
   std::unique_ptr<Impl> impl_;
   Stats stats_;
   const ActivePrimitives* active_ = nullptr;

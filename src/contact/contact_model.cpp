@@ -61,7 +61,7 @@ constexpr double kDropShare = 0.6;
 
 }  // namespace
 
-ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
+ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, PagedArray<char> kinematic,
                            std::vector<double> object_friction, int owned_begin, int owned_end,
                            const ContactParams& params, const SumOverRanks& sum_over_ranks)
     : ContactModel(std::move(surface), rest, std::move(kinematic), std::move(object_friction), std::vector<char>(),
@@ -77,7 +77,7 @@ ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std:
   }
 }
 
-ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
+ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, PagedArray<char> kinematic,
                            std::vector<double> object_friction, std::vector<char> point_owned,
                            std::vector<char> edge_owned, const ContactParams& params)
     : surface_(std::move(surface)),

@@ -45,7 +45,7 @@ class ContactModel {
   };
   // `rest` (every vertex's rest position) is read by reference: on a whole surface it must
   // outlive the model; a share reads it only here, for its held edges' rest lengths.
-  ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
+  ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, PagedArray<char> kinematic,
                std::vector<double> object_friction, std::vector<char> point_owned, std::vector<char> edge_owned,
                const ContactParams& params);
   // Sums n counts over the ranks in place (the caller's MPI_Allreduce).
@@ -54,7 +54,7 @@ class ContactModel {
   // [owned_begin, owned_end), a rank's block: no flag arrays the length of the surface. A
   // surface that is a rank's share of the edges (EdgeShare) needs sum_over_ranks (the
   // whole surface's median edge length, below).
-  ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, std::vector<char> kinematic,
+  ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, PagedArray<char> kinematic,
                std::vector<double> object_friction, int owned_begin, int owned_end, const ContactParams& params,
                const SumOverRanks& sum_over_ranks = SumOverRanks());
 
@@ -235,7 +235,8 @@ class ContactModel {
     const Edge& g = surface_.edges[e];
     return (rest_[g[1]] - rest_[g[0]]).squaredNorm();
   }
-  std::vector<char> kinematic_;
+  // Per vertex id (a run's: only the kinematic vertices' pages committed).
+  PagedArray<char> kinematic_;
   // This step's free kinematic vertices, ascending (set_free_kinematic; few, usually none).
   std::vector<int> free_kinematic_;
   // Kinematic and not free this step: ids -1 (no per-vertex array: 1 byte a vertex on

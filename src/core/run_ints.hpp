@@ -50,6 +50,17 @@ class Runs {
       start_.push_back(n_), value_.push_back(v);
     ++n_;
   }
+  // Calls f(first index, count, first value) for each run, ascending (a plain array's
+  // entries one by one): O(runs), not O(size).
+  template <class F>
+  void for_each_run(F f) const {
+    if (!plain_.empty()) {
+      for (int i = 0; i < n_; ++i) f(i, 1, plain_[i]);
+      return;
+    }
+    for (std::size_t r = 0; r < start_.size(); ++r)
+      f(start_[r], (r + 1 < start_.size() ? start_[r + 1] : n_) - start_[r], value_[r]);
+  }
   // Appends `count` entries: v, each equal (RunInts) or one more than the last (IdRuns):
   // one run, O(1) (a build from another's runs, e.g. blocks gathered from every rank).
   void append(int count, int v) {

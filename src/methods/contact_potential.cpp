@@ -31,8 +31,15 @@ ContactPotential::ContactPotential(const Scene& scene, const LocalView& lv, Line
     : scene_(scene), lv_(lv), sys_(sys) {
   std::vector<double> object_friction;
   for (const ObjectParams& op : scene.objects) object_friction.push_back(op.friction);
-  std::vector<char> kin(scene.num_vertices);
-  for (int v = 0; v < scene.num_vertices; ++v) kin[v] = scene.kinematic(v);
+  // The kinematic flags: pinned and obstacle vertices, from the motion map's runs; on more
+  // ranks than one only their pages are committed (issue 20: no byte a vertex on every rank).
+  PagedArray<char> kin;
+  kin.assign(static_cast<size_t>(scene.num_vertices), 0, lv.ranks == 1);
+  scene.vertex_motion.for_each_run([&](int first, int count, int motion) {
+    if (motion < 0) return;
+    kin.commit_range(static_cast<size_t>(first), static_cast<size_t>(first + count));
+    for (int v = first; v < first + count; ++v) kin.ref(static_cast<size_t>(v)) = 1;
+  });
   ContactParams cp;
   cp.dhat = scene.spec.dhat;
   cp.eps_v = scene.spec.epsilon_v;

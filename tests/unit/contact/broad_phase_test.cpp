@@ -678,9 +678,19 @@ TEST(BroadPhase, KinematicGridsMatchBruteForceAcrossLevels) {
       Candidates got;
       bp.find_proximity(s, m.x, 0.02, &pf, &ef, &kin, got);
       EXPECT_TRUE(same_sets(got, brute_force(s, m.x, nullptr, 0.02, &pf, &ef, &kin))) << "seed " << seed;
+      // The flags as a run holds them (a PagedArray, only the kinematic vertices' pages
+      // written): the same pairs.
+      PagedArray<char> kin_pages(size_t(nv), 0);
+      for (int v = 0; v < nv; ++v)
+        if (kin[v]) kin_pages.ref(size_t(v)) = 1;
+      Candidates paged;
+      bp.find_proximity(s, m.x, 0.02, &pf, &ef, &kin_pages, paged);
+      EXPECT_TRUE(same_sets(paged, got)) << "paged flags, seed " << seed;
       bp.find_swept(s, m.x, dx, 0.01, &pf, &ef, &kin, got);
       EXPECT_TRUE(same_sets(got, brute_force(s, m.x, &dx, 0.01, &pf, &ef, &kin))) << "swept seed " << seed;
       mixed_levels += bp.last_stats().cross_level_pairs;
+      bp.find_swept(s, m.x, dx, 0.01, &pf, &ef, &kin_pages, paged);
+      EXPECT_TRUE(same_sets(paged, got)) << "paged flags, swept seed " << seed;
     }
   }
   EXPECT_GT(mixed_levels, 0u);

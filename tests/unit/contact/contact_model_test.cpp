@@ -100,7 +100,7 @@ struct Fixture {
     for (size_t e = 0; e < surf.edges.size(); ++e) eown[e] = pown[surf.edges[e][0]];
     cp.dhat = 1e-3;
   }
-  ContactModel model() const { return ContactModel(surf, sc.x, sc.kin, {0.4, 0.4}, pown, eown, cp); }
+  ContactModel model() const { return ContactModel(surf, sc.x, PagedArray<char>(sc.kin), {0.4, 0.4}, pown, eown, cp); }
   Candidates fresh(const std::vector<Vec3>& x) const {
     BroadPhase bp;
     Candidates c;
@@ -685,7 +685,7 @@ CodimScene codim_scene() {
 // The codim scene's contact model (dhat 0.02, every primitive owned).
 ContactModel codim_model(const CodimScene& c, const ContactParams& cp) {
   const std::vector<char> own(c.x.size(), 1), eown(c.s.edges.size(), 1);
-  return ContactModel(c.s, c.x, c.kin, {0.3, 0.5, 0.4}, own, eown, cp);
+  return ContactModel(c.s, c.x, PagedArray<char>(c.kin), {0.3, 0.5, 0.4}, own, eown, cp);
 }
 
 // The line search's barrier energy skips pairs whose sides lie apart by more than the

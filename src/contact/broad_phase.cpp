@@ -438,8 +438,6 @@ struct BroadPhase::Impl {
   std::vector<uint8_t> level[kKinds];
   std::vector<uint64_t> key[kKinds];  // each primitive's own cell key (symmetric rules)
   std::vector<char> kin[kKinds];      // edges / triangles: all vertices kinematic
-  std::vector<uint8_t> vset;          // per vertex id: bit 1 codim vertex, bit 2 particle
-                                      // (only on a surface with rods or particles)
   SetGrids sets[kSets];
   Candidates tmp;
   std::vector<uint32_t> count;
@@ -468,8 +466,6 @@ struct BroadPhase::Impl {
   // This query's primitives per set, as slots.
   SlotRange sel[kSets];
   std::vector<int> codim_sel, particle_sel;  // slots of the codim points / particles
-  const CollisionSurface* vset_of = nullptr;  // the surface vset was built for
-  size_t vset_counts[2] = {0, 0};
 
   int id_of(int k, int slot) const {
     return slot < list[k].n ? list[k].id(slot) : extra_ids[k][slot - list[k].n];
@@ -506,9 +502,9 @@ struct BroadPhase::Impl {
       case PrimitiveSet::SurfacePoints: return q.s->vertex_object[id] >= 0;
       case PrimitiveSet::Triangles:
       case PrimitiveSet::Edges: return true;
-      case PrimitiveSet::CodimPoints: return !vset.empty() && (vset[id] & 1u);
+      case PrimitiveSet::CodimPoints: return q.s->codim_vertices.contains(id);
       case PrimitiveSet::Segments: return q.s->is_segment(id);
-      case PrimitiveSet::Particles: return !vset.empty() && (vset[id] & 2u);
+      case PrimitiveSet::Particles: return q.s->points.contains(id);
     }
     return false;
   }
@@ -777,14 +773,6 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
   m.built_on = &s;
   m.built_nv = nv;
   // Per-vertex set membership depends on the surface only: built once per surface.
-  if (m.vset_of != &s || m.vset.size() != (s.codim_vertices.empty() ? 0 : nv) ||
-      m.vset_counts[0] != s.codim_vertices.size() || m.vset_counts[1] != s.points.size()) {
-    m.vset.assign(s.codim_vertices.empty() ? 0 : nv, 0);
-    for (int v : s.codim_vertices) m.vset[v] |= 1u;
-    for (int v : s.points) m.vset[v] |= 2u;
-    m.vset_of = &s;
-    m.vset_counts[0] = s.codim_vertices.size(), m.vset_counts[1] = s.points.size();
-  }
 
   // ---- this query's lists (a copy of the active lists, or the whole surface's) and sets
   for (int k = 0; k < kKinds; ++k) m.extra_ids[k].clear(), m.extra[k].clear();
@@ -804,11 +792,12 @@ void BroadPhase::run(const CollisionSurface& s, const VertexSpan<Vec3>& x, const
   const KindList &pl = m.list[kPoint], &el = m.list[kEdge], &tl = m.list[kTri];
   m.codim_sel.clear();
   m.particle_sel.clear();
-  if (!m.vset.empty())
+  if (!s.codim_vertices.empty())
     for (int i = 0; i < pl.n; ++i) {
-      const uint8_t bits = m.vset[pl.id(i)];
-      if (bits & 1u) m.codim_sel.push_back(i);
-      if (bits & 2u) m.particle_sel.push_back(i);
+      const int v = pl.id(i);
+      if (!s.codim_vertices.contains(v)) continue;
+      m.codim_sel.push_back(i);
+      if (s.points.contains(v)) m.particle_sel.push_back(i);
     }
   // segments: a suffix of the (ascending) edge list
   const int first_seg = el.ids ? static_cast<int>(std::lower_bound(el.ids, el.ids + el.n, s.num_triangle_edges) - el.ids)
@@ -946,7 +935,7 @@ size_t BroadPhase::memory_bytes() const {
   if (!impl_) return 0;
   const Impl& m = *impl_;
   auto b = [](const auto& v) { return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
-  size_t n = sizeof(Impl) + b(m.vset) + b(m.sample) + b(m.count) + b(m.codim_sel) + b(m.particle_sel) + b(m.vt_start) +
+  size_t n = sizeof(Impl) + b(m.sample) + b(m.count) + b(m.codim_sel) + b(m.particle_sel) + b(m.vt_start) +
              b(m.vt) + b(m.ve_start) + b(m.ve) + b(m.point_slot_set) + m.point_slot.memory_bytes();
   for (int k = 0; k < kKinds; ++k)
     n += b(m.extra_adj[k]) + b(m.snapshot[k]) + b(m.extra_ids[k]) + b(m.extra[k]) + b(m.box[k]) + b(m.level[k]) + b(m.key[k]) + b(m.kin[k]) + b(m.stale[k]) +

@@ -69,7 +69,8 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
   // kept until every rank's are gathered, so all ranks refuse the same input together.
   std::string refused;
   int refusal = 0;  // 1: invalid input, 2: objects sharing a vertex
-  std::vector<int> vobj, codim_list, point_list;  // the block's (dense while built)
+  std::vector<int> vobj;    // the block's objects (dense while built)
+  std::vector<char> codim;  // the block's: 1 on a kept segment, 2 an isolated point
   std::vector<Edge> held;  // the edges stored, in id order: triangle edges, then segments
   std::vector<int> edge_object;
   bool derived = true;
@@ -191,7 +192,7 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
     // stores it; the rank owning only b marks b codimensional if the segment is kept: an
     // edge {a, b} on a triangle is on one it reads, looked up in one pass over those (only
     // segments whose b is on a triangle: never in a scene, whose objects share no vertex).
-    std::vector<char> codim(static_cast<size_t>(nb), 0);
+    codim.assign(static_cast<size_t>(nb), 0);
     std::vector<int> seg_object;                  // per held segment
     std::vector<std::array<int, 2>> kept_first;  // a share's own kept segments' (first vertex, object)
     {
@@ -253,10 +254,6 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
       vobj[v - v_lo] = point_object[i];
       codim[v - v_lo] = 2;
     }
-    for (int i = 0; i < nb; ++i) {
-      if (codim[i]) codim_list.push_back(v_lo + i);
-      if (codim[i] == 2) point_list.push_back(v_lo + i);
-    }
     // Objects do not share vertices in a scene, so an edge's object is its first vertex's
     // and no table is kept (12 bytes per cloth vertex on every rank); only input where
     // objects meet at a vertex keeps one.
@@ -288,37 +285,34 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
     refusal = 1, refused = e.what();
   }
 
+  // The vertex data from the blocks' objects and codimension classes (one block: the whole).
+  auto add_block = [&](int v, int count, int object, int cls) {
+    s.vertex_object.append(count, object);
+    if (object >= 0) s.vertices.append(count, v);
+    if (cls >= 1) s.codim_vertices.append(count, v);
+    if (cls == 2) s.points.append(count, v);
+  };
   if (!share) {
-    for (int v = 0; v < num_vertices; ++v)
-      if (vobj[v] >= 0) s.vertices.push_back(v);
-    s.codim_vertices = std::move(codim_list);
-    s.points = std::move(point_list);
-    s.vertex_object = RunInts(vobj);
+    for (int v = 0; v < num_vertices; ++v) add_block(v, 1, vobj[v], codim[v]);
+    s.vertex_object.compact(&vobj);
   } else {
-    // Every rank's block, in rank order: [refusal, runs, (count, object) x runs,
-    // codim count, codim ids, point count, point ids].
+    // Every rank's block, in rank order, as runs of equal (object, class):
+    // [refusal, runs, (count, object, class) x runs].
     std::vector<int> mine = {refusal, 0};
     for (int i = 0; i < static_cast<int>(vobj.size());) {
       int j = i + 1;
-      while (j < static_cast<int>(vobj.size()) && vobj[j] == vobj[i]) ++j;
-      mine.insert(mine.end(), {j - i, vobj[i]});
+      while (j < static_cast<int>(vobj.size()) && vobj[j] == vobj[i] && codim[j] == codim[i]) ++j;
+      mine.insert(mine.end(), {j - i, vobj[i], codim[i]});
       ++mine[1];
       i = j;
     }
-    mine.push_back(static_cast<int>(codim_list.size()));
-    mine.insert(mine.end(), codim_list.begin(), codim_list.end());
-    mine.push_back(static_cast<int>(point_list.size()));
-    mine.insert(mine.end(), point_list.begin(), point_list.end());
-    vobj = codim_list = point_list = std::vector<int>();
+    vobj = std::vector<int>();
+    codim = std::vector<char>();
     const std::vector<int> all = share->gather(mine);
     mine = std::vector<int>();
     int worst = 0;
-    for (size_t k = 0; k < all.size();) {  // (the refusals first: nothing else is read from a refused input)
-      worst = std::max(worst, all[k]);
-      size_t q = k + 2 + 2 * static_cast<size_t>(all[k + 1]);
-      q += 1 + static_cast<size_t>(all[q]);
-      k = q + 1 + static_cast<size_t>(all[q]);
-    }
+    for (size_t k = 0; k < all.size(); k += 2 + 3 * static_cast<size_t>(all[k + 1]))
+      worst = std::max(worst, all[k]);  // (the refusals first: nothing else is read from a refused input)
     if (worst > 0) {
       if (refusal == worst) throw InputError(refused);
       throw InputError(worst == 2 ? "collision surface: objects share vertices; a rank's share of the edges needs "
@@ -326,28 +320,19 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
                                   : "collision surface: another rank's share of the input is invalid");
     }
     int v = 0;
-    for (size_t k = 0; k < all.size();) {
-      const size_t runs = static_cast<size_t>(all[k + 1]);
-      for (size_t r = 0; r < runs; ++r) {
-        const int count = all[k + 2 + 2 * r], object = all[k + 3 + 2 * r];
-        s.vertex_object.append(count, object);
-        if (object >= 0) s.vertices.append(count, v);
-        v += count;
+    for (size_t k = 0; k < all.size(); k += 2 + 3 * static_cast<size_t>(all[k + 1]))
+      for (int r = 0; r < all[k + 1]; ++r) {
+        const int* run = &all[k + 2 + 3 * static_cast<size_t>(r)];
+        add_block(v, run[0], run[1], run[2]);
+        v += run[0];
       }
-      k += 2 + 2 * runs;
-      for (std::vector<int>* list : {&s.codim_vertices, &s.points}) {
-        list->insert(list->end(), all.begin() + k + 1, all.begin() + k + 1 + all[k]);
-        k += 1 + static_cast<size_t>(all[k]);
-      }
-    }
     if (v != num_vertices)
       throw InputError("collision surface: the ranks' blocks hold " + std::to_string(v) + " vertices, not " +
                        std::to_string(num_vertices));
     s.vertex_object.compact();
   }
   // Kept for the run: no growth slack.
-  for (auto* a : {&s.codim_vertices, &s.points}) a->shrink_to_fit();
-  s.vertices.compact();
+  for (IdRuns* a : {&s.vertices, &s.codim_vertices, &s.points}) a->compact();
   if (!derived) s.edge_object_table = std::move(edge_object);
 
   // Store them at their ids: a whole build as one flat block, a share at its two runs.

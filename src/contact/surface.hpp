@@ -62,9 +62,11 @@ struct CollisionSurface {
   // bytes a vertex on every rank.
   IdRuns vertices;
   // Vertices on a segment or isolated (the point side of point-edge pairs), ascending.
-  std::vector<int> codim_vertices;
-  // Isolated points (on no triangle or segment), ascending.
-  std::vector<int> points;
+  // As runs (a rod's or a particle block's ids are consecutive: not 4 bytes a particle on
+  // every rank); `contains` is the membership test.
+  IdRuns codim_vertices;
+  // Isolated points (on no triangle or segment), ascending, as runs.
+  IdRuns points;
   // xi of each object; a primitive's is its object's (a point not on the surface: 0). Per
   // object, not per primitive: ~48 bytes a cloth vertex less on every rank.
   std::vector<double> object_offset;

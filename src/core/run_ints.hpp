@@ -50,6 +50,15 @@ class Runs {
       start_.push_back(n_), value_.push_back(v);
     ++n_;
   }
+  // Whether value x is held, for ascending values (an IdRuns id list such as a surface's
+  // `vertices`): O(log runs), not a flag array the length of the ids.
+  bool contains(int x) const {
+    if (!plain_.empty()) return std::binary_search(plain_.begin(), plain_.end(), x);
+    const auto r = std::upper_bound(value_.begin(), value_.end(), x) - value_.begin() - 1;
+    if (r < 0) return false;
+    const int len = (static_cast<std::size_t>(r) + 1 < start_.size() ? start_[r + 1] : n_) - start_[r];
+    return Consecutive ? x < value_[r] + len : x == value_[r];
+  }
   // Calls f(first index, count, first value) for each run, ascending (a plain array's
   // entries one by one): O(runs), not O(size).
   template <class F>

@@ -400,7 +400,7 @@ TEST(Surface, SharesOfTheEdgesAreTheWholeSurfaceSplitByFirstVertex) {
         << "every triangle in exactly one share";
   }
   // The triangle-edge segment marks nothing: the strip's vertices are on no kept segment.
-  EXPECT_EQ(whole.codim_vertices.front(), r0);
+  EXPECT_EQ(whole.codim_vertices[0], r0);
 }
 
 // A share needs each edge's object to be its first vertex's (a scene's objects share no

@@ -2,6 +2,8 @@
 // plain form it falls back to when runs would take more memory; runs are what they save.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <random>
 #include <vector>
 
@@ -111,4 +113,34 @@ TEST(IdRuns, CursorReadsAsIndexingDoes) {
     for (int i = 0; i < n; i += 13) ASSERT_EQ(c[i], (*want)[i]) << i;
     for (int i = n - 1; i >= 0; i -= 5) ASSERT_EQ(c[i], (*want)[i]) << i;
   }
+}
+
+TEST(IdRuns, AppendedRunsAndMembershipOfAscendingIds) {
+  // An ascending id list (a collision surface's rod nodes and particles) built from runs
+  // (as gathered from ranks' blocks), read back run by run, and its membership test against
+  // the plain list: ids inside, at both ends of, between and beyond the runs; the plain
+  // fallback answers the same.
+  weft::IdRuns r;
+  r.append(3, 10);  // 10 11 12
+  r.append(0, 99);  // (nothing)
+  r.append(2, 13);  // continues: 13 14
+  r.append(1, 20);  // 20
+  r.append(4, 40);  // 40..43
+  const std::vector<int> want = {10, 11, 12, 13, 14, 20, 40, 41, 42, 43};
+  expect_reads(r, want);
+  EXPECT_EQ(r.runs(), 3u);
+  std::vector<std::array<int, 3>> seen;
+  r.for_each_run([&](int first, int count, int value) { seen.push_back({first, count, value}); });
+  EXPECT_EQ(seen, (std::vector<std::array<int, 3>>{{0, 5, 10}, {5, 1, 20}, {6, 4, 40}}));
+  std::vector<int> scattered;  // more runs than half its size: kept plain
+  for (int i = 0; i < 40; ++i) scattered.push_back(3 * i + (i % 2));
+  weft::IdRuns plain = scattered;
+  EXPECT_EQ(plain.runs(), 0u);
+  const std::vector<int>* lists[] = {&want, &scattered};
+  for (const std::vector<int>* list : lists) {
+    const weft::IdRuns& ids = list == &want ? r : plain;
+    for (int x = -2; x < 130; ++x)
+      EXPECT_EQ(ids.contains(x), std::binary_search(list->begin(), list->end(), x)) << x;
+  }
+  EXPECT_FALSE(weft::IdRuns().contains(0));
 }

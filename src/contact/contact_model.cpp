@@ -87,7 +87,12 @@ ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, Page
       point_owned_(std::move(point_owned)),
       edge_owned_(std::move(edge_owned)),
       params_(params) {
-  for (int v : surface_.vertices) max_offset_ = std::max(max_offset_, surface_.point_offset(v));
+  // The largest offset of a surface point: over the vertex objects' runs (a surface vertex
+  // is one with an object), not every vertex.
+  surface_.vertex_object.for_each_run([&](int, int, int o) {
+    if (o >= 0) max_offset_ = std::max(max_offset_, surface_.uniform_offset ? surface_.common_offset
+                                                                            : surface_.object_offset[o]);
+  });
   if (surface_.share) {
     // Its held edges are two runs of ids (triangle edges, segments): one block each.
     PagedArray<double>& len2 = surface_.edge_rest_length2;

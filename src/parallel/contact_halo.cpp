@@ -59,10 +59,14 @@ ContactHalo::ContactHalo(CollisionSurface& surface, std::vector<int> vertex_rang
   // One rank never exchanges (its lists are the whole surface, below): no own primitive
   // lists (the exchange's), no support, no marks and no adjacency for the active lists.
   if (ranks_ > 1) {
-    for (int v : surface_.vertices)
-      if (mine(v)) own_points_.push_back(v);
-    for (int v : surface_.points)
-      if (mine(v)) own_particles_.push_back(v);
+    // (from the id runs: O(runs + owned), not a pass over every surface vertex)
+    auto owned_ids = [&](const IdRuns& ids, std::vector<int>& out) {
+      ids.for_each_run([&](int, int count, int first) {
+        for (int v = std::max(first, lo); v < std::min(first + count, hi); ++v) out.push_back(v);
+      });
+    };
+    owned_ids(surface_.vertices, own_points_);
+    owned_ids(surface_.points, own_particles_);
     std::vector<int> support;
     for (int e : surface_.held_edges) {  // (a share build holds exactly its own)
       const Edge& ed = surface_.edges[e];

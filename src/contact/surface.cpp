@@ -200,10 +200,10 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
         int a, b, i;
       };
       std::vector<Seg> segs;
-      segs.reserve(segments.size());
-      for (size_t i = 0; i < segments.size(); ++i) {
+      if (!share) segs.reserve(segments.size());
+      for (size_t i = 0; i < segments.size(); ++i) {  // (a share sorts only those with a vertex in its block)
         const int a = segments[i][0], b = segments[i][1];
-        if (a != b) segs.push_back({std::min(a, b), std::max(a, b), static_cast<int>(i)});
+        if (a != b && (own(a) || own(b))) segs.push_back({std::min(a, b), std::max(a, b), static_cast<int>(i)});
       }
       std::sort(segs.begin(), segs.end(), [](const Seg& x, const Seg& y) {
         return x.a < y.a || (x.a == y.a && (x.b < y.b || (x.b == y.b && x.i < y.i)));

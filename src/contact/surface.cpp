@@ -232,7 +232,7 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
           if (std::binary_search(held.begin(), tri_end, e)) continue;
           held.push_back(e);
           seg_object.push_back(segment_object[g.i]);
-          kept_first.push_back({g.a, segment_object[g.i]});
+          if (share) kept_first.push_back({g.a, segment_object[g.i]});
           codim[g.a - v_lo] = 1;
         } else if (!own(g.b) || std::binary_search(on_triangle.begin(), on_triangle.end(), e)) {
           continue;

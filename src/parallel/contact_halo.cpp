@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "parallel/even_share.hpp"
+
 namespace weft {
 namespace {
 
@@ -33,17 +35,7 @@ EdgeShare rank_edge_share(int vbegin, int vend, MPI_Comm comm) {
     c.segments_before = before[1], c.segments = total[1];
     return c;
   };
-  share.gather = [comm](const std::vector<int>& mine) {
-    int ranks = 1;
-    MPI_Comm_size(comm, &ranks);
-    const int n = static_cast<int>(mine.size());
-    std::vector<int> counts(ranks), displs(ranks, 0);
-    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-    for (int r = 1; r < ranks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-    std::vector<int> all(static_cast<size_t>(displs[ranks - 1]) + counts[ranks - 1]);
-    MPI_Allgatherv(mine.data(), n, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, comm);
-    return all;
-  };
+  share.gather = [comm](const std::vector<int>& mine) { return allgather_ints(mine, comm); };
   return share;
 }
 

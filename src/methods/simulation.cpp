@@ -11,9 +11,9 @@
 #include "io/progress.hpp"
 #include "io/result_file.hpp"
 #include "io/scene_loader.hpp"
+#include "methods/initial_check.hpp"
 #include "methods/stepper.hpp"
 #include "parallel/local_view.hpp"
-#include "verify/checks.hpp"
 
 namespace weft {
 namespace {
@@ -37,47 +37,6 @@ void load_state(const Checkpoint& c, const Scene& scene, const LocalView& lv, St
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
-}
-
-// The start must be intersection-free and every pair at least its offset apart: the
-// barrier method can only keep a state feasible, not repair one. Checked with the same
-// independent predicates weft-verify uses. Distributed: each rank examines the pairs whose
-// lower primitive starts at a vertex it owns, and the counts and the example pair (the
-// lowest) are merged, so the message is the same at every rank count.
-void check_initial_configuration(const Scene& scene, MPI_Comm comm) {
-  verify::ResultMesh mesh;
-  mesh.rest = scene.rest.to_vector();
-  mesh.triangles = scene.triangles.whole();
-  mesh.triangle_offset.reserve(scene.triangles.size());  // (no strain limits: strain_limit empty)
-  for (size_t t = 0; t < scene.triangles.size(); ++t)
-    mesh.triangle_offset.push_back(scene.objects[scene.triangle_object[t]].offset);
-  mesh.segments = scene.segments;
-  for (int o : scene.segment_object) mesh.segment_offset.push_back(scene.objects[o].offset);
-  mesh.points = scene.points;
-  mesh.stitches = scene.stitches;  // a seam may start closed: its pairs are one vertex
-  for (int o : scene.point_object) mesh.point_offset.push_back(scene.objects[o].offset);
-  int ranks = 1, rank = 0;
-  MPI_Comm_size(comm, &ranks);
-  MPI_Comm_rank(comm, &rank);
-  verify::FrameChecker checker(mesh, verify::Options{});
-  if (ranks > 1) checker.set_share([&](int v) { return scene.owner_of(v) == rank; });
-  verify::Stats mine;
-  checker.check(0, mesh.rest, mine);
-  const verify::Stats st = verify::merge_over(comm, mine);
-  auto describe = [&](const verify::PairRef& p) {
-    auto one = [&](int kind, long i) {
-      const int o = kind == verify::kSegment ? scene.segment_object[i]
-                    : kind == verify::kPoint ? scene.point_object[i] : scene.triangle_object[static_cast<int>(i)];
-      return std::string(verify::kind_name(kind)) + " " + std::to_string(i) + " of '" + scene.objects[o].name + "'";
-    };
-    return one(p.kind_a, p.a) + " and " + one(p.kind_b, p.b);
-  };
-  if (st.intersections > 0)
-    throw InputError(scene.spec.path + ": the initial configuration intersects itself (" +
-                     std::to_string(st.intersections) + " pairs, e.g. " + describe(st.intersection_pair) + ")");
-  if (st.distance_violations > 0)
-    throw InputError(scene.spec.path + ": at t = 0, " + describe(st.distance_pair) +
-                     " are closer than their thickness offset");
 }
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -133,6 +92,11 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   };
   mark("start");
   auto tp = std::chrono::steady_clock::now();
+  // On several ranks, a rank keeps the rest positions and masses of its owned, ghost and
+  // contact-neighbour vertices only, and the triangles with a vertex in its block (issue 20:
+  // what a stepper's setup and steps and the result file read); unless the method reads the
+  // whole scene.
+  const bool keep = ranks > 1 && !method_reads_whole_scene(spec.method);
   SceneOptions scene_options;
   scene_options.partitioner = partitioner_from_options();
   scene_options.comm = comm;
@@ -140,15 +104,6 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   const double build_s = since(tp);
   mark("build");
   tp = std::chrono::steady_clock::now();
-  if (opt.restart.empty()) check_initial_configuration(scene, comm);
-  const double check_s = since(tp);
-  mark("check");
-  tp = std::chrono::steady_clock::now();
-  // On several ranks, a rank keeps the rest positions and masses of its owned, ghost and
-  // contact-neighbour vertices only, and the triangles with a vertex in its block (issue 20:
-  // what a stepper's setup and steps and the result file read); unless the method reads the
-  // whole scene.
-  const bool keep = ranks > 1 && !method_reads_whole_scene(spec.method);
   LocalView lv;
   {
     ContactSupport support;  // (what the part keeps beyond its block)
@@ -159,9 +114,16 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     }
   }
   mark("local_view");
+  double setup_s = since(tp);
+  // The start's check, from the rank's part (methods/initial_check.hpp).
+  tp = std::chrono::steady_clock::now();
+  if (opt.restart.empty()) check_initial_configuration(scene, comm);
+  const double check_s = since(tp);
+  mark("check");
+  tp = std::chrono::steady_clock::now();
   std::unique_ptr<Stepper> stepper_ptr = make_stepper(scene, lv);
   Stepper& stepper = *stepper_ptr;
-  const double setup_s = since(tp);
+  setup_s += since(tp);
   mark("stepper");
   double output_s = 0;  // frames and checkpoints (not /mesh, not OUT.xdmf)
 

@@ -107,9 +107,8 @@ void merge(Stats& into, const Stats& from) {
 void FrameChecker::set_triangles(const std::vector<Tri>& tris) {
   tris_ = tris;
   root_ = tear_roots(mesh_.triangles, tris_, int(mesh_.num_vertices()));
-  for (Prim& p : prims_)
-    if (p.kind == kTriangle)
-      for (int k = 0; k < 3; ++k) p.v[k] = tris_[std::size_t(p.index)][k];
+  for (std::size_t t = 0; t < tris_.size(); ++t)  // (the triangles are the first prims, by row)
+    for (int k = 0; k < 3; ++k) prims_[t].v[k] = tris_[t][k];
 }
 
 FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(mesh), tris_(mesh.triangles), opt_(opt) {
@@ -142,14 +141,17 @@ FrameChecker::FrameChecker(const ResultMesh& mesh, const Options& opt) : mesh_(m
   }
   // Contact primitives in one index space: triangles, then segments, then points.
   prims_.reserve(mesh.triangles.size() + mesh.segments.size() + mesh.points.size());
+  // (A part's rows carry their whole mesh's indices, ascending: the pair order is the same.)
+  auto index = [](const std::vector<long>& of, std::size_t k) { return of.empty() ? long(k) : of[k]; };
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     const Tri& tr = mesh.triangles[t];
-    prims_.push_back({kTriangle, 3, long(t), {tr[0], tr[1], tr[2]}, mesh.triangle_offset[t]});
+    prims_.push_back({kTriangle, 3, index(mesh.triangle_index, t), {tr[0], tr[1], tr[2]}, mesh.triangle_offset[t]});
   }
   for (std::size_t e = 0; e < mesh.segments.size(); ++e)
-    prims_.push_back({kSegment, 2, long(e), {mesh.segments[e][0], mesh.segments[e][1], -1}, mesh.segment_offset[e]});
+    prims_.push_back({kSegment, 2, index(mesh.segment_index, e), {mesh.segments[e][0], mesh.segments[e][1], -1},
+                      mesh.segment_offset[e]});
   for (std::size_t p = 0; p < mesh.points.size(); ++p)
-    prims_.push_back({kPoint, 1, long(p), {mesh.points[p], -1, -1}, mesh.point_offset[p]});
+    prims_.push_back({kPoint, 1, index(mesh.point_index, p), {mesh.points[p], -1, -1}, mesh.point_offset[p]});
   // Orthotropic triangles: the rest edge matrix in the (warp, weft) frame of the rest plane.
   for (std::size_t t = 0; t < mesh.warp_direction.size(); ++t) {
     const double lw = mesh.strain_limit_warp[t], lf = mesh.strain_limit_weft[t];

@@ -31,6 +31,10 @@ struct ResultMesh {
   std::vector<Vec3> warp_direction;
   std::vector<double> strain_limit_warp, strain_limit_weft;
   std::vector<int> object_id;              // /mesh/object_id (N), optional (empty when absent)
+  // A part of a mesh (the simulator's distributed start check, methods/initial_check.hpp):
+  // row k's index in the whole mesh's dataset, ascending, which the checks report and order
+  // pairs by. Empty (a file's mesh): k.
+  std::vector<long> triangle_index, segment_index, point_index;
   // /mesh attributes object_names, object_kinds (one line per object), optional (empty
   // when absent; files from before they were written).
   std::vector<std::string> object_names, object_kinds;

@@ -18,6 +18,8 @@
 #include <iterator>
 #include <vector>
 
+#include "core/byte_stream.hpp"
+
 namespace weft {
 
 template <bool Consecutive>
@@ -149,6 +151,15 @@ class Runs {
       for (int i = start_[r]; i < end; ++i) out.push_back(Consecutive ? value_[r] + (i - start_[r]) : value_[r]);
     }
     return out;
+  }
+  // As bytes, in the form held (a message from one rank to another: io/scene_parts).
+  void pack(ByteWriter& w) const {
+    w.put<int>(n_);
+    w.put_vector(start_), w.put_vector(value_), w.put_vector(plain_);
+  }
+  void unpack(ByteReader& r) {
+    n_ = r.get<int>();
+    start_ = r.get_vector<int>(), value_ = r.get_vector<int>(), plain_ = r.get_vector<int>();
   }
   friend bool operator==(const Runs& a, const std::vector<int>& b) { return a.to_vector() == b; }
   friend bool operator==(const Runs& a, const Runs& b) { return a.to_vector() == b.to_vector(); }

@@ -39,6 +39,7 @@ void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghost
 }
 
 void Scene::keep_triangle_part(std::vector<int> triangle_ids) {
+  if (triangle_part) return;  // (a part received as such: io/scene_parts)
   triangles = triangles.part(0, 0, triangle_ids, Tri{-1, -1, -1});
   triangle_ids.shrink_to_fit();
   kept_triangles = std::move(triangle_ids);

@@ -1,5 +1,7 @@
-// The simulated world as immutable data, built once from a case (io/scene_loader) and
-// replicated on every rank. Vertices are in SOLVER order: renumbered so rank r owns the
+// The simulated world as immutable data, built once from a case (io/scene_loader): whole
+// on one rank, and on a run's other ranks the part each keeps or receives (rank 0 builds
+// it and sends the parts, io/scene_parts; a method that reads the whole scene has it whole
+// on every rank). Vertices are in SOLVER order: renumbered so rank r owns the
 // contiguous block [vertex_range[r], vertex_range[r+1]), which is its PETSc ownership range.
 // Elements keep the case's order and refer to solver-order vertex ids.
 #pragma once
@@ -73,6 +75,12 @@ struct Scene {
     Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
   };
   VertexSummary vertex_summary() const;
+  // A part received whole from another rank (io/scene_parts): its rest and mass are already
+  // the part; `whole` is the whole scene's summary.
+  void adopt_vertex_part(const VertexSummary& whole) {
+    summary_ = whole;
+    vertex_part = true;
+  }
   // Per vertex (solver order), as runs (core/run_ints.hpp: a few runs per rank block and
   // object, not 4 bytes a vertex each on every rank).
   RunInts vertex_object;

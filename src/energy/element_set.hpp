@@ -6,17 +6,80 @@
 // its LocalView and its terms need); LocalStencils is the part one rank evaluates.
 #pragma once
 #include <algorithm>
+#include <cstring>
 #include <memory>
+#include <string>
 #include <stdexcept>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
 
+#include "core/byte_stream.hpp"
 #include "core/reserve_for_append.hpp"
 
 namespace weft {
 
 struct TermFactory;
+
+// A rest data type's operations on its std::vector<R> held type-erased (ElementSet::rest_).
+// Registered once per R at program start (RestOpsOf<R>::registered, instantiated by the
+// first ElementSet::rest<R>() in the program), so a rank that receives a set's part as bytes
+// (ElementSet::unpack, io/scene_parts) rebuilds the vector without knowing R.
+struct RestOps {
+  const std::type_info* type;
+  std::size_t entry_bytes;
+  std::shared_ptr<void> (*make)();                      // an empty std::vector<R>
+  void (*shrink)(void*);
+  void (*keep)(std::shared_ptr<void>&, const std::vector<int>&);
+  void (*append_bytes)(void*, const char*, std::size_t);  // append n entries' bytes
+  const char* (*data)(const void*);
+  std::size_t (*count)(const void*);
+};
+inline std::vector<const RestOps*>& rest_ops_registry() {
+  static std::vector<const RestOps*> all;
+  return all;
+}
+inline bool register_rest_ops(const RestOps* ops) {
+  rest_ops_registry().push_back(ops);
+  return true;
+}
+inline const RestOps* find_rest_ops(const std::string& type_name) {
+  for (const RestOps* o : rest_ops_registry())
+    if (type_name == o->type->name()) return o;
+  return nullptr;
+}
+template <class R>
+struct RestOpsOf {
+  // (Rest data travels as bytes: plain values, doubles, ints and fixed-size Eigen ones.)
+  static_assert(std::is_standard_layout<R>::value, "rest data travels as bytes");
+  static const RestOps ops;
+  static const bool registered;
+};
+template <class R>
+const RestOps RestOpsOf<R>::ops = {
+    &typeid(R),
+    sizeof(R),
+    []() -> std::shared_ptr<void> { return std::make_shared<std::vector<R>>(); },
+    [](void* p) { static_cast<std::vector<R>*>(p)->shrink_to_fit(); },
+    // (a new vector, not an edit in place: copies of the set share the old one)
+    [](std::shared_ptr<void>& p, const std::vector<int>& which) {
+      const auto& a = *static_cast<const std::vector<R>*>(p.get());
+      auto b = std::make_shared<std::vector<R>>();
+      b->reserve(which.size());
+      for (int k : which) b->push_back(a[k]);
+      p = std::move(b);
+    },
+    [](void* p, const char* bytes, std::size_t n) {
+      auto& v = *static_cast<std::vector<R>*>(p);
+      const std::size_t at = v.size();
+      v.resize(at + n);
+      if (n > 0) std::memcpy(static_cast<void*>(v.data() + at), bytes, n * sizeof(R));
+    },
+    [](const void* p) { return reinterpret_cast<const char*>(static_cast<const std::vector<R>*>(p)->data()); },
+    [](const void* p) { return static_cast<const std::vector<R>*>(p)->size(); },
+};
+template <class R>
+const bool RestOpsOf<R>::registered = register_rest_ops(&RestOpsOf<R>::ops);
 
 struct ElementSet {
   const TermFactory* term = nullptr;  // the registration that built it and evaluates it
@@ -45,18 +108,8 @@ struct ElementSet {
   // new term brings its rest data in its own file.
   template <class R>
   std::vector<R>& rest() {
-    if (!rest_) {
-      rest_ = std::make_shared<std::vector<R>>(), rest_type_ = &typeid(R);
-      shrink_rest_ = [](void* p) { static_cast<std::vector<R>*>(p)->shrink_to_fit(); };
-      // (a new vector, not an edit in place: copies of the set share the old one)
-      keep_rest_ = [](std::shared_ptr<void>& p, const std::vector<int>& which) {
-        const auto& a = *static_cast<const std::vector<R>*>(p.get());
-        auto b = std::make_shared<std::vector<R>>();
-        b->reserve(which.size());
-        for (int k : which) b->push_back(a[k]);
-        p = std::move(b);
-      };
-    }
+    static_cast<void>(RestOpsOf<R>::registered);  // (instantiates R's registration)
+    if (!rest_) rest_ops_ = &RestOpsOf<R>::ops, rest_ = rest_ops_->make();
     return *static_cast<std::vector<R>*>(checked(typeid(R)));
   }
   // Drop the growth slack of every array (the builders append stencil by stencil, which
@@ -65,7 +118,7 @@ struct ElementSet {
     vertices.shrink_to_fit();
     object_start.shrink_to_fit();
     object_id.shrink_to_fit();
-    if (rest_) shrink_rest_(rest_.get());
+    if (rest_) rest_ops_->shrink(rest_.get());
   }
   // Keep only the stencils listed (ascending indices into this set as it is now): the
   // vertices, objects and rest data of the others are freed.
@@ -88,14 +141,54 @@ struct ElementSet {
       count_ = 0;
       for (int k : which) push_object(run_object(start, id, k));  // (object_of before the cut)
     }
-    if (rest_) keep_rest_(rest_, which);
+    if (rest_) rest_ops_->keep(rest_, which);
     global.swap(g);
+  }
+  // The stencils listed (ascending indices into this set as it is now) as bytes, and a set
+  // made from such bytes: the part of a set one rank sends another (io/scene_parts) with
+  // its vertices, objects, whole-set indices and rest data. term and arity are the
+  // receiver's (it knows the registration).
+  void pack(const std::vector<int>& which, ByteWriter& w) const {
+    w.put<int>(whole_size());
+    w.put<std::size_t>(which.size());
+    for (int k : which) w.raw(stencil(k), sizeof(int) * static_cast<std::size_t>(arity));
+    for (int k : which) w.put<int>(object_of(k));
+    for (int k : which) w.put<int>(global_of(k));
+    w.put_string(rest_ ? rest_ops_->type->name() : "");
+    if (rest_) {
+      const char* d = rest_ops_->data(rest_.get());
+      for (int k : which) w.raw(d + rest_ops_->entry_bytes * static_cast<std::size_t>(k), rest_ops_->entry_bytes);
+    }
+  }
+  // The bytes pack() writes for these stencils.
+  std::size_t packed_bytes(const std::vector<int>& which) const {
+    const std::size_t type = rest_ ? std::string(rest_ops_->type->name()).size() : 0;
+    return sizeof(int) + 2 * sizeof(std::size_t) + type +
+           which.size() * (sizeof(int) * (static_cast<std::size_t>(arity) + 2) + (rest_ ? rest_ops_->entry_bytes : 0));
+  }
+  void unpack(ByteReader& r) {
+    whole_size_ = r.get<int>();
+    const std::size_t n = r.get<std::size_t>();
+    vertices.resize(n * static_cast<std::size_t>(arity));
+    r.raw(vertices.data(), vertices.size() * sizeof(int));
+    object_start.clear(), object_id.clear(), count_ = 0;
+    for (std::size_t k = 0; k < n; ++k) push_object(r.get<int>());
+    global.resize(n);
+    r.raw(global.data(), n * sizeof(int));
+    const std::string type = r.get_string();
+    rest_.reset(), rest_ops_ = nullptr;
+    if (!type.empty()) {
+      rest_ops_ = find_rest_ops(type);
+      if (!rest_ops_) throw std::logic_error("ElementSet::unpack: rest data of an unregistered type " + type);
+      rest_ = rest_ops_->make();
+      rest_ops_->append_bytes(rest_.get(), r.take(n * rest_ops_->entry_bytes), n);
+    }
   }
   // Whether the rest data is of type R (a method that reads a set's rest data itself, as
   // pd reads the springs', checks this first).
   template <class R>
   bool holds() const {
-    return rest_ && *rest_type_ == typeid(R);
+    return rest_ && *rest_ops_->type == typeid(R);
   }
   template <class R>
   const std::vector<R>& rest() const {
@@ -104,7 +197,7 @@ struct ElementSet {
 
  private:
   void* checked(const std::type_info& t) const {
-    if (!rest_ || *rest_type_ != t) throw std::logic_error("ElementSet: rest data of another type");
+    if (!rest_ || *rest_ops_->type != t) throw std::logic_error("ElementSet: rest data of another type");
     return rest_.get();
   }
   // The object of stencil k in runs (start, id), as object_start / object_id hold them.
@@ -115,9 +208,7 @@ struct ElementSet {
   int count_ = 0;        // stencils
   int whole_size_ = -1;  // -1: this set is whole
   std::shared_ptr<void> rest_;  // std::vector<R>, immutable once built (shared by copies)
-  const std::type_info* rest_type_ = nullptr;
-  void (*shrink_rest_)(void*) = nullptr;
-  void (*keep_rest_)(std::shared_ptr<void>&, const std::vector<int>&) = nullptr;
+  const RestOps* rest_ops_ = nullptr;
 };
 
 // The stencils of one set evaluated on this rank: those whose first vertex it owns.

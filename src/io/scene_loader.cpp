@@ -11,6 +11,7 @@
 #include "energy/registry.hpp"
 #include "energy/warp_direction.hpp"
 #include "io/case_loader.hpp"
+#include "io/scene_parts.hpp"
 #include "io/stitch_match.hpp"
 #include "mesh/topology.hpp"
 #include "partition/coordinate_bisection.hpp"
@@ -27,7 +28,62 @@ bool in_box(const Vec3& p, const PinSpec& pin) {
 
 }  // namespace
 
-Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) {
+void add_object(const CaseSpec& spec, size_t o, Scene& s, int* obstacle_motion, std::vector<int>* pin_motion) {
+  const ObjectSpec& os = spec.objects[o];
+  ObjectParams op;
+  op.name = os.name;
+  op.kind = os.kind;
+  op.scripted = os.kind == ObjectKind::Obstacle;
+  const double E = os.material.youngs, nu = os.material.poisson;
+  op.mu = E / (2 * (1 + nu));
+  op.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+  op.stvk = os.material.model == "stvk";
+  op.thickness = os.material.thickness;
+  op.strain_limit = os.strain_limit;
+  op.strain_threshold = os.strain_threshold;
+  op.limit_warp = os.material.aniso_limit.warp;
+  op.limit_weft = os.material.aniso_limit.weft;
+  op.offset = os.offset;
+  op.friction = os.friction >= 0 ? os.friction : spec.friction;
+  if (os.kind != ObjectKind::Obstacle) op.initial_velocity = os.initial_velocity;
+  s.objects.push_back(op);
+
+  *obstacle_motion = -1;
+  if (os.kind == ObjectKind::Obstacle) {
+    *obstacle_motion = static_cast<int>(s.motions.size());
+    s.motions.push_back(os.motion);
+  }
+  pin_motion->assign(os.pins.size(), -1);
+  for (size_t k = 0; k < os.pins.size(); ++k) {
+    (*pin_motion)[k] = static_cast<int>(s.motions.size());
+    s.motions.push_back(os.pins[k].motion);
+  }
+}
+
+std::vector<int> stencils_touching(const ElementSet& set, int lo, int hi) {
+  std::vector<int> mine;
+  for (int k = 0; k < set.size(); ++k) {
+    const int* v = set.stencil(k);
+    for (int a = 0; a < set.arity; ++a)
+      if (v[a] >= lo && v[a] < hi) {
+        mine.push_back(k);
+        break;
+      }
+  }
+  return mine;
+}
+
+void cut_sets_to_rank(Scene& s, int rank) {
+  for (ElementSet& set : s.element_sets) {
+    set.keep(stencils_touching(set, s.vertex_range[rank], s.vertex_range[rank + 1]));
+    set.shrink_to_fit();
+  }
+  s.sets_rank = rank;
+}
+
+namespace {
+
+Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& options, PartsSender* sender) {
   Scene s;
   s.spec = spec;
 
@@ -54,34 +110,9 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     TriMesh m = load_object_mesh(spec, o);
     const int base = static_cast<int>(X.size());
     bases.push_back(base);
-    ObjectParams op;
-    op.name = os.name;
-    op.kind = os.kind;
-    op.scripted = os.kind == ObjectKind::Obstacle;
-    const double E = os.material.youngs, nu = os.material.poisson;
-    op.mu = E / (2 * (1 + nu));
-    op.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
-    op.stvk = os.material.model == "stvk";
-    op.thickness = os.material.thickness;
-    op.strain_limit = os.strain_limit;
-    op.strain_threshold = os.strain_threshold;
-    op.limit_warp = os.material.aniso_limit.warp;
-    op.limit_weft = os.material.aniso_limit.weft;
-    op.offset = os.offset;
-    op.friction = os.friction >= 0 ? os.friction : spec.friction;
-    if (os.kind != ObjectKind::Obstacle) op.initial_velocity = os.initial_velocity;
-    s.objects.push_back(op);
-
     int obstacle_motion = -1;
-    if (os.kind == ObjectKind::Obstacle) {
-      obstacle_motion = static_cast<int>(s.motions.size());
-      s.motions.push_back(os.motion);
-    }
-    std::vector<int> pin_motion(os.pins.size());
-    for (size_t k = 0; k < os.pins.size(); ++k) {
-      pin_motion[k] = static_cast<int>(s.motions.size());
-      s.motions.push_back(os.pins[k].motion);
-    }
+    std::vector<int> pin_motion;
+    add_object(spec, o, s, &obstacle_motion, &pin_motion);
     int pinned = 0;
     const bool spares = os.kind == ObjectKind::Shell && !m.triangles.empty() && s.tear_stretch() > 0;
     const std::size_t nv_object = m.vertices.size() * (spares ? 2 : 1);
@@ -211,10 +242,19 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       ranks > 1 && (options.partitioner == Partitioner::ptscotch ||
                     (options.partitioner == Partitioner::automatic && dynamic_count > kParallelPartitionAbove));
   if (ptscotch) s.partitioner = "PT-Scotch";
-  const bool from_rank0 = ranks > 1 && !ptscotch && options.comm != MPI_COMM_NULL;
+  const bool from_rank0 = ranks > 1 && !ptscotch && options.comm != MPI_COMM_NULL && !sender;
   int comm_rank = 0;
   if (from_rank0) MPI_Comm_rank(options.comm, &comm_rank);
-  auto compute_parts = [&]() -> std::vector<int> {
+  // What one rank hands the partitioner: its slice of the graph's rows (all rows for METIS,
+  // on one rank), and the vertex weights computed with that slice's degrees.
+  struct Slice {
+    VertexGraphRows g;
+    std::vector<int> weight;  // every vertex (a row outside the slice counts no degree)
+    long mesh_dynamic = 0;    // sum of the weights
+  };
+  std::vector<char> is_point(n, 0);
+  for (int v : pts) is_point[v] = 1;
+  auto make_slice = [&](int slice_rank, int slice_size) {
     // The graph's elements, visited in place (no flat copy of them all).
     const ElementSource elements = [&](const ElementVisitor& visit) {
       for (const Tri& t : tris) visit(t.data(), 3);
@@ -223,15 +263,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
       // Stitch pairs are graph edges: the two panels are one garment to the partitioner.
       for (const auto& p : stitch_pairs) visit(p.data(), 2);
     };
-    // METIS (on one rank) takes the whole graph; PT-Scotch takes each rank's slice of its
-    // rows, so no rank builds the whole graph (at 4.2M vertices it and its build
-    // workspace were the largest arrays of a rank's scene build).
-    int slice_rank = 0, slice_size = 1;
-    if (ptscotch && options.comm != MPI_COMM_NULL) {
-      MPI_Comm_rank(options.comm, &slice_rank);
-      MPI_Comm_size(options.comm, &slice_size);
-    }
-    VertexGraphRows g;
+    Slice sl;
+    VertexGraphRows& g = sl.g;
     if (ranks > 1)
       g = build_vertex_graph_rows(n, partition_slice_first(n, slice_rank, slice_size),
                                   partition_slice_first(n, slice_rank + 1, slice_size), elements);
@@ -246,7 +279,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     // counts are not equal work once kinds mix. Hessian blocks alone (arity^2) balanced the
     // blocks of all_in exactly but left its measured local assembly time 1.45x imbalanced
     // (bench/results/balance.md): the cost per block differs 100x between terms.
-    std::vector<int> weight(n);
+    std::vector<int>& weight = sl.weight;
+    weight.resize(n);
     if (options.weights == PartitionWeights::work) {
       std::vector<long> work(n, 0);
       for (const ElementSet& set : sets)
@@ -258,28 +292,73 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     } else {
       for (int i = 0; i < n; ++i) weight[i] = vmotion[i] >= 0 ? 0 : 1;
     }
+    // Particles weigh 0 for METIS (they are split by coordinates, below); spares follow
+    // their vertex (below): no weight of their own.
+    for (const ObjectParams& op : s.objects)
+      for (int k = 0; k < op.spare_count; ++k) weight[op.spare_first + k] = 0;
+    for (int i = 0; i < n; ++i) {
+      if (is_point[i]) weight[i] = 0;
+      sl.mesh_dynamic += weight[i];
+    }
+    return sl;
+  };
+  auto compute_parts = [&]() -> std::vector<int> {
+    // METIS (on one rank) takes the whole graph; PT-Scotch takes each rank's slice of its
+    // rows, so no rank builds the whole graph (at 4.2M vertices it and its build
+    // workspace were the largest arrays of a rank's scene build). Under a sender (rank 0
+    // builds alone and sends the parts) rank 0 builds every rank's slice in turn and sends
+    // it, keeping only the loose kinematic vertices found among its rows.
+    int slice_rank = 0, slice_size = 1;
+    if (ptscotch && options.comm != MPI_COMM_NULL) {
+      MPI_Comm_rank(options.comm, &slice_rank);
+      MPI_Comm_size(options.comm, &slice_size);
+    }
+    std::vector<char> kinematic;
+    if (ranks > 1) {
+      kinematic.resize(n);
+      for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
+    }
+    // A scene of particles alone (beside obstacles) is split by coordinates only: no graph
+    // partition (a vertex weighs > 0 exactly when it is dynamic, neither a particle nor a
+    // spare, whatever the slice).
+    bool mesh_dynamic_any = false;
+    {
+      std::vector<char> weighs(n);
+      for (int i = 0; i < n; ++i) weighs[i] = vmotion[i] < 0 && !is_point[i];
+      for (const ObjectParams& op : s.objects)
+        for (int k = 0; k < op.spare_count; ++k) weighs[op.spare_first + k] = 0;
+      mesh_dynamic_any = std::find(weighs.begin(), weighs.end(), 1) != weighs.end();
+    }
+    std::vector<int> loose_of_others;  // (sender, PT-Scotch: ranks 1.. in rank order)
+    if (ptscotch && sender) {
+      const bool partition = mesh_dynamic_any || pts.empty();
+      if (partition) sender->start_partition();
+      for (int r = 1; r < slice_size; ++r) {
+        Slice other = make_slice(r, slice_size);
+        const std::vector<int> w(other.weight.begin() + other.g.first,
+                                 other.weight.begin() + other.g.first + other.g.rows.num_vertices());
+        if (partition) sender->send_slice(r, other.g, w);
+        const std::vector<int> l = loose_kinematic_vertices(other.g.rows, other.g.first, kinematic);
+        loose_of_others.insert(loose_of_others.end(), l.begin(), l.end());
+      }
+    }
+    Slice own = make_slice(slice_rank, slice_size);
+    const VertexGraphRows& g = own.g;
+    const int g_first = g.first, g_last = g.first + g.rows.num_vertices();
     // Particles have no edges: METIS would scatter them over the parts. They are split by
     // recursive coordinate bisection instead (compact slabs), particle part p going to rank
     // p; METIS balances the other dynamic vertices (particles weigh 0 there), RCB the
     // particles, so each rank's dynamic count is balanced as a sum of two balanced splits.
     // Deterministic (RCB orders by (coordinate, id)): the same parts however it is run.
-    std::vector<char> is_point(n, 0);
-    for (int v : pts) is_point[v] = 1;
-    for (const ObjectParams& op : s.objects)  // spares follow their vertex (below): no weight of their own
-      for (int k = 0; k < op.spare_count; ++k) weight[op.spare_first + k] = 0;
-    long mesh_dynamic = 0;
-    for (int i = 0; i < n; ++i) {
-      if (is_point[i]) weight[i] = 0;
-      mesh_dynamic += weight[i];
-    }
     std::vector<int> slice_weight;
-    if (ptscotch) slice_weight.assign(weight.begin() + g_first, weight.begin() + g_last);
+    if (ptscotch) slice_weight.assign(own.weight.begin() + g_first, own.weight.begin() + g_last);
+    const long mesh_dynamic = own.mesh_dynamic;
     std::vector<int> part =
         ranks == 1 || (mesh_dynamic == 0 && !pts.empty())
             ? std::vector<int>(n, 0)
             : ptscotch ? partition_graph_parallel(g, ranks, &slice_weight,
                                                   options.comm == MPI_COMM_NULL ? MPI_COMM_SELF : options.comm)
-                       : partition_graph(g.rows, ranks, &weight);
+                       : partition_graph(g.rows, ranks, &own.weight);
     if (!pts.empty() && ranks > 1) {
       std::vector<Vec3> px;
       std::vector<double> pw;
@@ -295,12 +374,13 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     // ... and an obstacle goes with the cloth beside it, not wherever METIS put a
     // zero-weight component (partition/kinematic_owner.hpp).
     if (ranks > 1) {
-      std::vector<char> kinematic(n);
-      for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
       // Under PT-Scotch each rank finds the loose vertices among its rows; all of them are
       // gathered (obstacle vertices only: few).
       std::vector<int> loose = loose_kinematic_vertices(g.rows, g_first, kinematic);
-      if (ptscotch && options.comm != MPI_COMM_NULL) loose = allgather_ints(loose, options.comm);
+      if (ptscotch && sender)
+        loose.insert(loose.end(), loose_of_others.begin(), loose_of_others.end());
+      else if (ptscotch && options.comm != MPI_COMM_NULL)
+        loose = allgather_ints(loose, options.comm);
       attach_kinematic_to_nearest(loose, X, kinematic, part);
     }
     return part;
@@ -442,8 +522,9 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   // Under a run's communicator each rank keeps only the stencils touching a vertex it owns:
   // its matrix rows, its LocalView (stencils it leads, and their ghosts) and its terms need
   // no others, and the sets are most of the scene's bytes (issue 20).
+  // (A sender keeps the whole sets until every rank has its part: cut_sets_to_rank after.)
   int my_rank = -1;
-  if (ranks > 1 && options.comm != MPI_COMM_NULL) {
+  if (ranks > 1 && options.comm != MPI_COMM_NULL && !sender) {
     int comm_size = 0;
     MPI_Comm_size(options.comm, &comm_size);
     if (comm_size == ranks) MPI_Comm_rank(options.comm, &my_rank);
@@ -451,19 +532,7 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   for (ElementSet& set : sets) {
     if (set.size() == 0) continue;  // no object for this term
     for (int& v : set.vertices) v = solver_of_input[v];
-    if (my_rank >= 0) {
-      const int lo = s.vertex_range[my_rank], hi = s.vertex_range[my_rank + 1];
-      std::vector<int> mine;
-      for (int k = 0; k < set.size(); ++k) {
-        const int* v = set.stencil(k);
-        for (int a = 0; a < set.arity; ++a)
-          if (v[a] >= lo && v[a] < hi) {
-            mine.push_back(k);
-            break;
-          }
-      }
-      set.keep(mine);
-    }
+    if (my_rank >= 0) set.keep(stencils_touching(set, s.vertex_range[my_rank], s.vertex_range[my_rank + 1]));
     set.shrink_to_fit();
     s.element_sets.push_back(std::move(set));
   }
@@ -484,6 +553,31 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
     if (!s.kinematic(v) && !s.is_spare(v) && !(s.mass[v] > 0))
       throw InputError(spec.path + ": vertex " + std::to_string(s.input_of_solver[v]) +
                        " of object '" + s.objects[s.vertex_object[v]].name + "' has no mass (unreferenced?)");
+  return s;
+}
+
+}  // namespace
+
+Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) {
+  int rank = 0;
+  const bool send = options.send_parts && ranks > 1 && options.comm != MPI_COMM_NULL;
+  if (send) MPI_Comm_rank(options.comm, &rank);
+  if (!send) return build_whole_scene(spec, ranks, options, nullptr);
+  if (rank != 0) return receive_scene_part(spec, options.comm);
+  // Rank 0: its failure reaches every rank as the same error (they wait for their parts).
+  PartsSender sender(options.comm);
+  Scene s;
+  try {
+    s = build_whole_scene(spec, ranks, options, &sender);
+  } catch (const InputError& e) {
+    sender.fail(PartsSender::kInputError, e.what());
+    throw;
+  } catch (const std::exception& e) {
+    sender.fail(PartsSender::kFailure, e.what());
+    throw;
+  }
+  sender.send_parts(s);
+  cut_sets_to_rank(s, 0);
   return s;
 }
 

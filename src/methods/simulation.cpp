@@ -95,11 +95,13 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
   // On several ranks, a rank keeps the rest positions and masses of its owned, ghost and
   // contact-neighbour vertices only, and the triangles with a vertex in its block (issue 20:
   // what a stepper's setup and steps and the result file read); unless the method reads the
-  // whole scene.
+  // whole scene. Rank 0 then builds the scene alone and sends each rank its part
+  // (io/scene_parts.hpp), and cuts its own after LocalView.
   const bool keep = ranks > 1 && !method_reads_whole_scene(spec.method);
   SceneOptions scene_options;
   scene_options.partitioner = partitioner_from_options();
   scene_options.comm = comm;
+  scene_options.send_parts = keep;
   Scene scene = build_scene(spec, ranks, scene_options);
   const double build_s = since(tp);
   mark("build");

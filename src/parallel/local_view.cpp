@@ -6,44 +6,45 @@
 
 namespace weft {
 
-LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* contact_support) {
-  LocalView lv;
-  lv.comm = comm;
-  MPI_Comm_rank(comm, &lv.rank);
-  MPI_Comm_size(comm, &lv.ranks);
-  lv.vbegin = scene.vertex_range[lv.rank];
-  lv.vend = scene.vertex_range[lv.rank + 1];
-  auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
-  // A scene built under a run's communicator holds only its own rank's stencils.
-  if (scene.sets_rank >= 0 && scene.sets_rank != lv.rank)
-    throw std::logic_error("make_local_view: the scene's element sets are rank " + std::to_string(scene.sets_rank) +
-                           "'s, not rank " + std::to_string(lv.rank) + "'s");
+namespace {
 
+// One pass over what the block [vbegin, vend) touches: its ghosts (vertices of the triangles
+// and stencils it leads, and stitch partners) and, with `contact_support`, the support
+// (every vertex of a triangle or segment with a vertex in the block) and the triangles with
+// a vertex in the block. With `lv`, also the triangles and stencils it leads. A part's
+// scene is read through its kept triangles only.
+std::vector<int> scan_block(const Scene& scene, int vbegin, int vend, LocalView* lv, ContactSupport* contact_support) {
+  auto owned = [&](int v) { return v >= vbegin && v < vend; };
   std::vector<int> ghost, support, support_triangles;
-  for (size_t t = 0; t < scene.triangles.size(); ++t) {
+  auto visit = [&](int t) {
     const Tri& tri = scene.triangles[t];
     if (owned(tri[0])) {
-      lv.triangles.push_back(static_cast<int>(t));
-      if (contact_support) support_triangles.push_back(static_cast<int>(t));
+      if (lv) lv->triangles.push_back(t);
+      if (contact_support) support_triangles.push_back(t);
       for (int v : tri)
         if (!owned(v)) ghost.push_back(v);
     } else if (contact_support && (owned(tri[1]) || owned(tri[2]))) {
-      support_triangles.push_back(static_cast<int>(t));
+      support_triangles.push_back(t);
       for (int v : tri)
         if (!owned(v)) support.push_back(v);
     }
+  };
+  if (scene.triangle_part) {
+    for (int t : scene.kept_triangles) visit(t);
+  } else {
+    for (size_t t = 0; t < scene.triangles.size(); ++t) visit(static_cast<int>(t));
   }
   if (contact_support) {
     for (const Edge& e : scene.segments)
       if (owned(e[0]) != owned(e[1])) support.push_back(owned(e[0]) ? e[1] : e[0]);
   }
-  lv.sets.resize(scene.element_sets.size());
+  if (lv) lv->sets.resize(scene.element_sets.size());
   for (size_t s = 0; s < scene.element_sets.size(); ++s) {
     const ElementSet& set = scene.element_sets[s];
     for (int k = 0; k < set.size(); ++k) {
       const int* sv = set.stencil(k);
       if (!owned(sv[0])) continue;
-      lv.sets[s].element.push_back(k);
+      if (lv) lv->sets[s].element.push_back(k);
       for (int a = 0; a < set.arity; ++a)
         if (!owned(sv[a])) ghost.push_back(sv[a]);
     }
@@ -62,14 +63,36 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* con
     std::sort(ghost.begin(), ghost.end());
     ghost.erase(std::unique(ghost.begin(), ghost.end()), ghost.end());
   }
-  lv.ghosts = std::move(ghost);
   if (contact_support) {
-    support.insert(support.end(), lv.ghosts.begin(), lv.ghosts.end());
+    support.insert(support.end(), ghost.begin(), ghost.end());
     std::sort(support.begin(), support.end());
     support.erase(std::unique(support.begin(), support.end()), support.end());
     contact_support->vertices = std::move(support);
     contact_support->triangles = std::move(support_triangles);
   }
+  return ghost;
+}
+
+}  // namespace
+
+ContactSupport contact_support(const Scene& scene, int vbegin, int vend) {
+  ContactSupport support;
+  scan_block(scene, vbegin, vend, nullptr, &support);
+  return support;
+}
+
+LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* contact_support) {
+  LocalView lv;
+  lv.comm = comm;
+  MPI_Comm_rank(comm, &lv.rank);
+  MPI_Comm_size(comm, &lv.ranks);
+  lv.vbegin = scene.vertex_range[lv.rank];
+  lv.vend = scene.vertex_range[lv.rank + 1];
+  // A scene built under a run's communicator holds only its own rank's stencils.
+  if (scene.sets_rank >= 0 && scene.sets_rank != lv.rank)
+    throw std::logic_error("make_local_view: the scene's element sets are rank " + std::to_string(scene.sets_rank) +
+                           "'s, not rank " + std::to_string(lv.rank) + "'s");
+  lv.ghosts = scan_block(scene, lv.vbegin, lv.vend, &lv, contact_support);
 
   // Local ids are the solver ids when the owned block starts at 0 and there are no ghosts
   // (one rank): a list that takes every triangle or stencil is then the scene's own array,

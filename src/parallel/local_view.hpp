@@ -46,5 +46,9 @@ struct ContactSupport {
 };
 // With `support`, also fills it, in the same pass over the triangles.
 LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* support = nullptr);
+// The support of the block [vbegin, vend) of a scene holding that block's stencils (whole
+// sets, or cut to its rank): what make_local_view gives the rank owning the block. Rank 0
+// computes it for each rank it sends a part to (io/scene_parts).
+ContactSupport contact_support(const Scene& scene, int vbegin, int vend);
 
 }  // namespace weft

@@ -32,8 +32,7 @@ struct RestOps {
   void (*shrink)(void*);
   void (*keep)(std::shared_ptr<void>&, const std::vector<int>&);
   void (*append_bytes)(void*, const char*, std::size_t);  // append n entries' bytes
-  const char* (*data)(const void*);
-  std::size_t (*count)(const void*);
+  const char* (*data)(const void*);                     // the entries' bytes
 };
 inline std::vector<const RestOps*>& rest_ops_registry() {
   static std::vector<const RestOps*> all;
@@ -76,7 +75,6 @@ const RestOps RestOpsOf<R>::ops = {
       if (n > 0) std::memcpy(static_cast<void*>(v.data() + at), bytes, n * sizeof(R));
     },
     [](const void* p) { return reinterpret_cast<const char*>(static_cast<const std::vector<R>*>(p)->data()); },
-    [](const void* p) { return static_cast<const std::vector<R>*>(p)->size(); },
 };
 template <class R>
 const bool RestOpsOf<R>::registered = register_rest_ops(&RestOpsOf<R>::ops);

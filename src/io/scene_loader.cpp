@@ -318,20 +318,17 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
       kinematic.resize(n);
       for (int i = 0; i < n; ++i) kinematic[i] = vmotion[i] >= 0;
     }
-    // A scene of particles alone (beside obstacles) is split by coordinates only: no graph
-    // partition (a vertex weighs > 0 exactly when it is dynamic, neither a particle nor a
-    // spare, whatever the slice).
-    bool mesh_dynamic_any = false;
-    {
+    std::vector<int> loose_of_others;  // (sender, PT-Scotch: ranks 1.. in rank order)
+    if (ptscotch && sender) {
+      // A scene of particles alone (beside obstacles) is split by coordinates only: no
+      // graph partition to join (a vertex weighs > 0 exactly when it is dynamic, neither a
+      // particle nor a spare, whatever the slice).
       std::vector<char> weighs(n);
       for (int i = 0; i < n; ++i) weighs[i] = vmotion[i] < 0 && !is_point[i];
       for (const ObjectParams& op : s.objects)
         for (int k = 0; k < op.spare_count; ++k) weighs[op.spare_first + k] = 0;
-      mesh_dynamic_any = std::find(weighs.begin(), weighs.end(), 1) != weighs.end();
-    }
-    std::vector<int> loose_of_others;  // (sender, PT-Scotch: ranks 1.. in rank order)
-    if (ptscotch && sender) {
-      const bool partition = mesh_dynamic_any || pts.empty();
+      const bool partition = pts.empty() || std::find(weighs.begin(), weighs.end(), 1) != weighs.end();
+      std::vector<char>().swap(weighs);
       if (partition) sender->start_partition();
       for (int r = 1; r < slice_size; ++r) {
         Slice other = make_slice(r, slice_size);

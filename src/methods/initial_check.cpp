@@ -15,21 +15,25 @@ namespace {
 // receives little beyond its neighbours' primitives along its part's border.
 constexpr std::size_t kChunk = 1024;
 
-// A primitive sent to a rank that examines pairs with it: what the checker needs of it.
-struct SentPrimitive {
-  int kind, n;      // verify::PrimKind, vertex count
-  long index;       // in the scene's triangles, segments or points
-  int v[3];         // solver ids
+// One primitive of the scene as the checker reads it: which result dataset it is a row of
+// (verify::PrimKind: triangles, segments or points, not an object's kind), its row there,
+// its vertices and offset.
+struct Primitive {
+  int dataset, n;  // n: vertex count
+  long index;      // row in the scene's triangles, segments or points
+  int v[3];        // solver ids
   double offset;
-  double x[3][3];   // its vertices' rest positions
 };
 
-// The rank's view of one primitive of the scene: its vertices and offset.
-struct Primitive {
-  int kind, n;
-  long index;
-  int v[3];
-  double offset;
+// The checker's order: by dataset (triangles, segments, points), then row.
+bool before(const Primitive& a, const Primitive& b) {
+  return a.dataset != b.dataset ? a.dataset < b.dataset : a.index < b.index;
+}
+
+// A primitive sent to a rank that examines pairs with it, with its vertices' rest positions.
+struct SentPrimitive {
+  Primitive p;
+  double x[3][3];
 };
 
 // Box of the primitive at the rest positions, inflated by half its offset plus twice the
@@ -97,12 +101,12 @@ verify::Stats check_start(const Scene& scene, MPI_Comm comm) {
   // 2. The near primitives of the other ranks (none on one rank).
   std::vector<SentPrimitive> near;
   if (ranks > 1) {
-    // This rank's chunk boxes (a chunk ends where the kind changes: one kind is mostly one
-    // kind of object, and a box spanning two would be loose).
+    // This rank's chunk boxes (a chunk ends where the dataset changes: triangles, segments
+    // and points are mostly different objects, and a box spanning two would be loose).
     std::vector<verify::Aabb> mine;
     std::vector<std::size_t> chunk_first;  // into own, one past the end last
     for (std::size_t i = 0; i < own.size(); ++i) {
-      if (i == 0 || i - chunk_first.back() == kChunk || own[i].kind != own[i - 1].kind) {
+      if (i == 0 || i - chunk_first.back() == kChunk || own[i].dataset != own[i - 1].dataset) {
         chunk_first.push_back(i);
         mine.push_back(empty_box());
       }
@@ -153,7 +157,7 @@ verify::Stats check_start(const Scene& scene, MPI_Comm comm) {
         for (std::uint32_t j : meets[c]) {
           const int r = box_rank[j - mine.size()];
           if (r == last || !verify::overlap(b, boxes[j])) continue;
-          SentPrimitive s{p.kind, p.n, p.index, {p.v[0], p.v[1], p.v[2]}, p.offset, {}};
+          SentPrimitive s{p, {}};
           for (int a = 0; a < p.n; ++a)
             for (int k = 0; k < 3; ++k) s.x[a][k] = scene.rest[p.v[a]][k];
           out[r].push_back(s);
@@ -177,45 +181,41 @@ verify::Stats check_start(const Scene& scene, MPI_Comm comm) {
                   MPI_BYTE, comm);
     // In the checker's order (a primitive has one leader, so none arrives twice).
     std::sort(near.begin(), near.end(), [](const SentPrimitive& a, const SentPrimitive& b) {
-      return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
+      return before(a.p, b.p);
     });
   }
 
-  // 3. The rank's mesh: its own primitives and the near ones merged by (kind, index), over
+  // 3. The rank's mesh: its own primitives and the near ones merged by (dataset, index), over
   // the vertices they reference, numbered in ascending solver id.
   std::vector<int> ids;
   for (const Primitive& p : own) ids.insert(ids.end(), p.v, p.v + p.n);
-  for (const SentPrimitive& p : near) ids.insert(ids.end(), p.v, p.v + p.n);
+  for (const SentPrimitive& s : near) ids.insert(ids.end(), s.p.v, s.p.v + s.p.n);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   auto local = [&](int v) { return static_cast<int>(std::lower_bound(ids.begin(), ids.end(), v) - ids.begin()); };
   verify::ResultMesh mesh;
   mesh.rest.resize(ids.size());
-  for (const SentPrimitive& p : near)
-    for (int a = 0; a < p.n; ++a) mesh.rest[local(p.v[a])] = Vec3(p.x[a][0], p.x[a][1], p.x[a][2]);
+  for (const SentPrimitive& s : near)
+    for (int a = 0; a < s.p.n; ++a) mesh.rest[local(s.p.v[a])] = Vec3(s.x[a][0], s.x[a][1], s.x[a][2]);
   for (const Primitive& p : own)
     for (int a = 0; a < p.n; ++a) mesh.rest[local(p.v[a])] = scene.rest[p.v[a]];
   std::size_t i = 0, j = 0;
   while (i < own.size() || j < near.size()) {
-    const bool take_own = j == near.size() || (i < own.size() && (own[i].kind != near[j].kind
-                                                                      ? own[i].kind < near[j].kind
-                                                                      : own[i].index < near[j].index));
-    const int kind = take_own ? own[i].kind : near[j].kind;
-    const long index = take_own ? own[i].index : near[j].index;
-    const int* v = take_own ? own[i].v : near[j].v;
-    const double offset = take_own ? own[i].offset : near[j].offset;
-    if (kind == verify::kTriangle) {
+    const bool take_own = j == near.size() || (i < own.size() && before(own[i], near[j].p));
+    const Primitive& q = take_own ? own[i] : near[j].p;
+    const int* v = q.v;
+    if (q.dataset == verify::kTriangle) {
       mesh.triangles.push_back({local(v[0]), local(v[1]), local(v[2])});
-      mesh.triangle_offset.push_back(offset);
-      mesh.triangle_index.push_back(index);
-    } else if (kind == verify::kSegment) {
+      mesh.triangle_offset.push_back(q.offset);
+      mesh.triangle_index.push_back(q.index);
+    } else if (q.dataset == verify::kSegment) {
       mesh.segments.push_back({local(v[0]), local(v[1])});
-      mesh.segment_offset.push_back(offset);
-      mesh.segment_index.push_back(index);
+      mesh.segment_offset.push_back(q.offset);
+      mesh.segment_index.push_back(q.index);
     } else {
       mesh.points.push_back(local(v[0]));
-      mesh.point_offset.push_back(offset);
-      mesh.point_index.push_back(index);
+      mesh.point_offset.push_back(q.offset);
+      mesh.point_index.push_back(q.index);
     }
     (take_own ? i : j)++;
   }

@@ -129,9 +129,9 @@ int main(int argc, char** argv) {
       part.resize(n);
       for (int i = 0; i < n; ++i) part[i] = scene.partition_of(scene.solver_of_input[i]);
       if (!scene.points.empty())
-        how = scene.points.size() == static_cast<size_t>(n)
+        how = scene.num_points() == static_cast<size_t>(n)
                   ? "recursive coordinate bisection (particles)"
-                  : scene.partitioner + " (mesh vertices) + recursive coordinate bisection (" + std::to_string(scene.points.size()) +
+                  : scene.partitioner + " (mesh vertices) + recursive coordinate bisection (" + std::to_string(scene.num_points()) +
                         " particles)";
     } else {
       const bool scotch = partitioner == weft::Partitioner::ptscotch ||

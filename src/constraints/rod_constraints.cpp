@@ -20,7 +20,7 @@ void build_rod(const ConstraintBuild& b, int o, ConstraintLists& out) {
   const MaterialSpec& mat = s.spec.objects[o].material;
   std::vector<Edge> segs;
   for (size_t k = 0; k < s.segments.size(); ++k)
-    if (s.segment_object[k] == o) segs.push_back({s.input_of(s.segments[k][0]), s.input_of(s.segments[k][1])});
+    if (s.segment_object[s.segment_index(k)] == o) segs.push_back({s.input_of(s.segments[k][0]), s.input_of(s.segments[k][1])});
   const double r = mat.radius, EA = mat.youngs * M_PI * r * r, EI = mat.youngs * M_PI * r * r * r * r / 4;
   if (b.xpbd && !(r > 0) && (p.compliance < 0 || p.bending_compliance < 0))
     throw InputError(s.spec.path + ": objects[" + std::to_string(o) +

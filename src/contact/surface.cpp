@@ -32,9 +32,14 @@ struct TriangleSource {
 // is over its block only; its vertex data is then gathered (share->gather).
 template <class TriAt>
 CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_object_in,
-                       const std::vector<double>& object_offset, int num_vertices, const std::vector<Edge>& segments,
-                       const std::vector<int>& segment_object, const std::vector<int>& points,
-                       const std::vector<int>& point_object, const EdgeShare* share) {
+                       const std::vector<double>& object_offset, int num_vertices, const SharedPrimitives& codim_in,
+                       const EdgeShare* share) {
+  const std::vector<Edge>& segments = codim_in.segments;
+  const std::vector<int>& points = codim_in.points;
+  RunInts::Cursor segment_object_at(codim_in.segment_object), point_object_at(codim_in.point_object);
+  // Segment / point j of the lists read: its object (a cursor: the lists ascend).
+  auto segment_object = [&](size_t j) { return segment_object_at[codim_in.segment_id(j)]; };
+  auto point_object = [&](size_t j) { return point_object_at[codim_in.point_id(j)]; };
   CollisionSurface s;
   s.triangle_object = std::move(triangle_object_in);
   const RunInts& triangle_object = s.triangle_object;
@@ -54,12 +59,22 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
       throw InputError("collision surface: object " + std::to_string(o) + " has offset " +
                        std::to_string(object_offset[o]) + ", expected a finite value >= 0");
   const int no = static_cast<int>(object_offset.size());
-  if (segment_object.size() != segments.size())
+  auto listed = [](const IdRuns* ids, size_t n, size_t objects) {  // (ids ascending, below `objects`)
+    if (!ids) return n == objects;
+    if (ids->size() != n) return false;
+    int previous = -1;
+    for (int id : *ids) {
+      if (id <= previous || static_cast<size_t>(id) >= objects) return false;
+      previous = id;
+    }
+    return true;
+  };
+  if (!listed(codim_in.segment_ids, segments.size(), codim_in.segment_object.size()))
     throw InputError("collision surface: " + std::to_string(segments.size()) + " segments but " +
-                     std::to_string(segment_object.size()) + " segment object ids");
-  if (point_object.size() != points.size())
+                     std::to_string(codim_in.segment_object.size()) + " segment object ids");
+  if (!listed(codim_in.point_ids, points.size(), codim_in.point_object.size()))
     throw InputError("collision surface: " + std::to_string(points.size()) + " points but " +
-                     std::to_string(point_object.size()) + " point object ids");
+                     std::to_string(codim_in.point_object.size()) + " point object ids");
   s.object_offset = object_offset;
   s.uniform_offset = !object_offset.empty() &&
                      std::all_of(object_offset.begin(), object_offset.end(), [&](double o) { return o == object_offset[0]; });
@@ -91,20 +106,22 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
                            std::to_string(tri[k]) + ", expected 0.." + std::to_string(num_vertices - 1));
     });
     for (size_t i = 0; i < segments.size(); ++i) {
-      if (segment_object[i] < 0 || segment_object[i] >= no)
-        throw InputError("collision surface: segment " + std::to_string(i) + " has object " +
-                         std::to_string(segment_object[i]) + ", expected 0.." + std::to_string(no - 1));
+      const std::string name = "collision surface: segment " + std::to_string(codim_in.segment_id(i));
+      if (segment_object(i) < 0 || segment_object(i) >= no)
+        throw InputError(name + " has object " + std::to_string(segment_object(i)) + ", expected 0.." +
+                         std::to_string(no - 1));
       for (int k = 0; k < 2; ++k)
         if (segments[i][k] < 0 || segments[i][k] >= num_vertices)
-          throw InputError("collision surface: segment " + std::to_string(i) + " has vertex " +
+          throw InputError(name + " has vertex " +
                            std::to_string(segments[i][k]) + ", expected 0.." + std::to_string(num_vertices - 1));
     }
     for (size_t i = 0; i < points.size(); ++i) {
-      if (point_object[i] < 0 || point_object[i] >= no)
-        throw InputError("collision surface: point " + std::to_string(i) + " has object " +
-                         std::to_string(point_object[i]) + ", expected 0.." + std::to_string(no - 1));
+      const std::string name = "collision surface: point " + std::to_string(codim_in.point_id(i));
+      if (point_object(i) < 0 || point_object(i) >= no)
+        throw InputError(name + " has object " + std::to_string(point_object(i)) + ", expected 0.." +
+                         std::to_string(no - 1));
       if (points[i] < 0 || points[i] >= num_vertices)
-        throw InputError("collision surface: point " + std::to_string(i) + " is vertex " + std::to_string(points[i]) +
+        throw InputError(name + " is vertex " + std::to_string(points[i]) +
                          ", expected 0.." + std::to_string(num_vertices - 1));
     }
 
@@ -231,8 +248,8 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
         if (own(g.a)) {
           if (std::binary_search(held.begin(), tri_end, e)) continue;
           held.push_back(e);
-          seg_object.push_back(segment_object[g.i]);
-          if (share) kept_first.push_back({g.a, segment_object[g.i]});
+          seg_object.push_back(segment_object(g.i));
+          if (share) kept_first.push_back({g.a, segment_object(g.i)});
           codim[g.a - v_lo] = 1;
         } else if (!own(g.b) || std::binary_search(on_triangle.begin(), on_triangle.end(), e)) {
           continue;
@@ -244,14 +261,14 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
         const int a = segments[i][0], b = segments[i][1];
         if (a == b) continue;
         for (int v : {a, b})
-          if (own(v) && vobj[v - v_lo] < 0 && codim[v - v_lo]) vobj[v - v_lo] = segment_object[i];
+          if (own(v) && vobj[v - v_lo] < 0 && codim[v - v_lo]) vobj[v - v_lo] = segment_object(i);
       }
     }
     // Isolated points: vertices on no triangle or segment, first occurrence.
     for (size_t i = 0; i < points.size(); ++i) {
       const int v = points[i];
       if (!own(v) || vobj[v - v_lo] >= 0) continue;
-      vobj[v - v_lo] = point_object[i];
+      vobj[v - v_lo] = point_object(i);
       codim[v - v_lo] = 2;
     }
     // Objects do not share vertices in a scene, so an edge's object is its first vertex's
@@ -377,12 +394,13 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
 
 CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts triangle_object,
                                          const std::vector<double>& object_offset, int num_vertices,
-                                         const std::vector<Edge>& segments, const std::vector<int>& segment_object,
-                                         const std::vector<int>& points, const std::vector<int>& point_object) {
+                                         const std::vector<Edge>& segments, const RunInts& segment_object,
+                                         const std::vector<int>& points, const RunInts& point_object) {
   const std::vector<Tri>& tris = tris_in.vector();
   auto at = [&](int t) -> const Tri& { return tris[t]; };
   CollisionSurface s = build(TriangleSource<decltype(at)>{at, tris.size(), nullptr}, std::move(triangle_object),
-                             object_offset, num_vertices, segments, segment_object, points, point_object, nullptr);
+                             object_offset, num_vertices,
+                             SharedPrimitives{segments, nullptr, segment_object, points, nullptr, point_object}, nullptr);
   // The triangles: the input (borrowed, or the held vector taken over).
   s.triangles = tris_in.borrowed() ? PagedArray<Tri>::borrow(tris) : PagedArray<Tri>::adopt(tris_in.take_held());
   return s;
@@ -390,12 +408,11 @@ CollisionSurface build_collision_surface(BorrowedArray<Tri> tris_in, RunInts tri
 
 CollisionSurface build_collision_surface_share(const PagedArray<Tri>& tris, const std::vector<int>& triangle_ids,
                                                RunInts triangle_object, const std::vector<double>& object_offset,
-                                               int num_vertices, const std::vector<Edge>& segments,
-                                               const std::vector<int>& segment_object, const std::vector<int>& points,
-                                               const std::vector<int>& point_object, const EdgeShare& share) {
+                                               int num_vertices, const SharedPrimitives& codim,
+                                               const EdgeShare& share) {
   auto at = [&](int t) -> const Tri& { return tris[static_cast<size_t>(t)]; };
   return build(TriangleSource<decltype(at)>{at, tris.size(), &triangle_ids}, std::move(triangle_object),
-               object_offset, num_vertices, segments, segment_object, points, point_object, &share);
+               object_offset, num_vertices, codim, &share);
 }
 
 }  // namespace weft

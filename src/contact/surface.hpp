@@ -129,9 +129,9 @@ struct CollisionSurface {
 CollisionSurface build_collision_surface(BorrowedArray<Tri> tris, RunInts triangle_object,
                                          const std::vector<double>& object_offset, int num_vertices,
                                          const std::vector<Edge>& segments = {},
-                                         const std::vector<int>& segment_object = {},
+                                         const RunInts& segment_object = {},
                                          const std::vector<int>& points = {},
-                                         const std::vector<int>& point_object = {});
+                                         const RunInts& point_object = {});
 
 // A rank's share (issue 20: no rank holds the whole surface, nor reads every triangle to
 // build it). The build reads only the triangles listed in `triangle_ids` (ascending: at least
@@ -159,10 +159,22 @@ struct EdgeShare {
   std::function<EdgeCounts(long own_triangle_edges, long own_segments)> number;
   std::function<std::vector<int>(const std::vector<int>& mine)> gather;
 };
+// The segments and points a share reads: at least every one with a vertex in its block
+// (a scene part keeps just those), with their case-order indices (ascending; null: the lists
+// are whole, entry j is index j); their objects per case-order index (the whole lists').
+struct SharedPrimitives {
+  const std::vector<Edge>& segments;
+  const IdRuns* segment_ids;
+  const RunInts& segment_object;
+  const std::vector<int>& points;
+  const IdRuns* point_ids;
+  const RunInts& point_object;
+  int segment_id(size_t j) const { return segment_ids ? (*segment_ids)[j] : static_cast<int>(j); }
+  int point_id(size_t j) const { return point_ids ? (*point_ids)[j] : static_cast<int>(j); }
+};
 CollisionSurface build_collision_surface_share(const PagedArray<Tri>& tris, const std::vector<int>& triangle_ids,
                                                RunInts triangle_object, const std::vector<double>& object_offset,
-                                               int num_vertices, const std::vector<Edge>& segments,
-                                               const std::vector<int>& segment_object, const std::vector<int>& points,
-                                               const std::vector<int>& point_object, const EdgeShare& share);
+                                               int num_vertices, const SharedPrimitives& codim,
+                                               const EdgeShare& share);
 
 }  // namespace weft

@@ -44,6 +44,9 @@ class Runs {
   bool empty() const { return n_ == 0; }
   // Runs held (0 when plain): the memory is 8 bytes a run.
   std::size_t runs() const { return start_.size(); }
+  std::size_t memory_bytes() const {
+    return (start_.capacity() + value_.capacity() + plain_.capacity()) * sizeof(int);
+  }
 
   // Appends (run form; a plain array goes back to runs first: building, not per step).
   void push_back(int v) {

@@ -41,9 +41,42 @@ void Scene::keep_vertex_part(int vbegin, int vend, const std::vector<int>& ghost
 void Scene::keep_triangle_part(std::vector<int> triangle_ids) {
   if (triangle_part) return;  // (a part received as such: io/scene_parts)
   triangles = triangles.part(0, 0, triangle_ids, Tri{-1, -1, -1});
+  if (!triangle_warp.empty()) triangle_warp = triangle_warp.part(0, 0, triangle_ids, Vec3::Zero());
   triangle_ids.shrink_to_fit();
   kept_triangles = std::move(triangle_ids);
   triangle_part = true;
+}
+
+namespace {
+
+// list[k] for k in `keep` (ascending case-order indices of a whole list), exactly sized.
+template <class T>
+std::vector<T> kept(const std::vector<T>& list, const std::vector<int>& keep) {
+  std::vector<T> out;
+  out.reserve(keep.size());
+  for (int k : keep) out.push_back(list[static_cast<size_t>(k)]);
+  return out;
+}
+
+}  // namespace
+
+void Scene::keep_primitive_part(const std::vector<int>& segment_keep, const std::vector<int>& point_keep,
+                                const std::vector<int>& tet_keep) {
+  if (primitive_part) return;  // (a part received as such: io/scene_parts)
+  segments = kept(segments, segment_keep);
+  points = kept(points, point_keep);
+  tets = kept(tets, tet_keep);
+  segment_ids = IdRuns(segment_keep);
+  point_ids = IdRuns(point_keep);
+  tet_ids = IdRuns(tet_keep);
+  primitive_part = true;
+}
+
+std::size_t Scene::primitive_bytes() const {
+  return segments.capacity() * sizeof(Edge) + points.capacity() * sizeof(int) +
+         tets.capacity() * sizeof(std::array<int, 4>) + segment_ids.memory_bytes() + point_ids.memory_bytes() +
+         tet_ids.memory_bytes() + segment_object.memory_bytes() + point_object.memory_bytes() +
+         tet_object.memory_bytes();
 }
 
 int Scene::owner_of(int v) const {

@@ -103,20 +103,43 @@ struct Scene {
   }
   // Per triangle, the warp direction of an orthotropic shell in the rest frame (unit, in the
   // rest triangle's plane, as its membrane term uses it); zero for every other triangle.
-  // Empty when the scene has no orthotropic shell (warp_of is then zero everywhere).
-  std::vector<Vec3> triangle_warp;
+  // Empty when the scene has no orthotropic shell (warp_of is then zero everywhere). A part
+  // holds its kept triangles' entries only (keep_triangle_part), as `triangles`.
+  PagedArray<Vec3> triangle_warp;
   Vec3 warp_of(size_t t) const { return triangle_warp.empty() ? Vec3::Zero() : triangle_warp[t]; }
   // Codimensional primitives (C-IPC sec. 3), case order, solver ids: rod segments (edges on
   // no triangle) and isolated particle vertices, each with its object. With the triangles
   // they make the collision surface and the result file's /mesh/segments, /mesh/points.
+  // Volume elements (kind: volume), case order, solver ids, positively oriented: the result
+  // file's /mesh/tets (their boundary faces are among the triangles).
+  // Built whole: entry k is case-order primitive k. A rank on several then keeps those
+  // with a vertex in its block only (keep_primitive_part, issue 20: no rank holds a
+  // whole-scene list), entry k being primitive segment_index(k) (`segment_ids`, ascending,
+  // as runs of consecutive indices: a rank's rods, particle slab or tets are mostly a few
+  // stretches of case order). The objects are per case-order primitive, as runs (one an
+  // object), so their sizes are the whole scene's counts (num_segments(), ...).
   std::vector<Edge> segments;
-  std::vector<int> segment_object;
+  IdRuns segment_ids;
+  RunInts segment_object;
   std::vector<int> points;
-  std::vector<int> point_object;
-  // Volume elements (kind: volume), case order, solver ids, positively oriented, with their
-  // object: the result file's /mesh/tets. Their boundary faces are among the triangles.
+  IdRuns point_ids;
+  RunInts point_object;
   std::vector<std::array<int, 4>> tets;
-  std::vector<int> tet_object;
+  IdRuns tet_ids;
+  RunInts tet_object;
+  bool primitive_part = false;  // (keep_primitive_part done, or a part received as such)
+  size_t num_segments() const { return segment_object.size(); }
+  size_t num_points() const { return point_object.size(); }
+  size_t num_tets() const { return tet_object.size(); }
+  int segment_index(size_t k) const { return primitive_part ? segment_ids[k] : static_cast<int>(k); }
+  int point_index(size_t k) const { return primitive_part ? point_ids[k] : static_cast<int>(k); }
+  int tet_index(size_t k) const { return primitive_part ? tet_ids[k] : static_cast<int>(k); }
+  // Keeps the listed primitives only (case-order indices, ascending: every one with a vertex
+  // in the rank's block, LocalView's contact support).
+  void keep_primitive_part(const std::vector<int>& segment_keep, const std::vector<int>& point_keep,
+                           const std::vector<int>& tet_keep);
+  // The bytes the segments, points and tets hold with their indices and objects (reports).
+  std::size_t primitive_bytes() const;
   // What the energy terms evaluate, one set per registered term (energy/registry.hpp), in
   // registry order. Built under a run's communicator, each rank's sets hold only the
   // stencils touching a vertex it owns (sets_rank: that rank; -1: the whole sets, as tools

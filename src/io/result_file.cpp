@@ -442,13 +442,13 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
              [&](size_t i, int* o) { *o = scene.vertex_object[scene.solver_of_input[i]]; });
   write_mesh("partition", H5T_NATIVE_INT, 0, n, 1,
              [&](size_t i, int* o) { *o = scene.partition_of(scene.solver_of_input[i]); });
-  // Per triangle: each rank writes its local triangles' rows (LocalView::triangles, those
-  // whose first vertex it owns: every triangle once) where they are in the file, from its
-  // part of the scene (issue 20 point 3), kMeshRows rows a round.
-  auto write_triangle_rows = [&](const char* name, hid_t type, auto zero, int per, auto&& fill) {
-    hid_t ds = create_mesh_dataset(name, type, T, per);
-    if (T > 0) {
-      const std::vector<int>& mine = lv.triangles;
+  // Per element: rows `ids` (ascending; every row is one rank's) of a (count, per) dataset,
+  // fill(j, out) giving row ids[j], kMeshRows rows a round: each rank writes the rows of the
+  // elements it leads where they are in the file, from its part of the scene (issue 20 point 3).
+  auto write_rows = [&](const char* name, hid_t type, auto zero, size_t count, int per, const std::vector<int>& mine,
+                        auto&& fill) {
+    hid_t ds = create_mesh_dataset(name, type, count, per);
+    if (count > 0) {
       long long rounds = static_cast<long long>((mine.size() + kMeshRows - 1) / kMeshRows);
       MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv.comm);
       std::vector<decltype(zero)> a;
@@ -458,11 +458,16 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
         const size_t k1 = std::min(mine.size(), k0 + kMeshRows);
         ids.assign(mine.begin() + k0, mine.begin() + k1);
         a.assign((k1 - k0) * per, zero);
-        for (size_t k = k0; k < k1; ++k) fill(static_cast<size_t>(mine[k]), a.data() + (k - k0) * per);
+        for (size_t k = k0; k < k1; ++k) fill(k, a.data() + (k - k0) * per);
         write_runs(ds, type, -1, runs_of(ids), per, a.data(), name);
       }
     }
     H5Dclose(ds);
+  };
+  // Per triangle: its local triangles (LocalView::triangles, those whose first vertex it owns).
+  auto write_triangle_rows = [&](const char* name, hid_t type, auto zero, int per, auto&& fill) {
+    write_rows(name, type, zero, T, per, lv.triangles,
+               [&](size_t j, decltype(zero)* o) { fill(static_cast<size_t>(lv.triangles[j]), o); });
   };
   write_triangle_rows("triangles", H5T_NATIVE_LLONG, 0LL, 3, [&](size_t t, long long* o) {
     for (int a = 0; a < 3; ++a) o[a] = scene.input_of_solver[scene.triangles[t][a]];
@@ -489,20 +494,35 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   write_mesh("stitches", H5T_NATIVE_LLONG, 0LL, scene.stitches_input.size(), 2, [&](size_t k, long long* o) {
     for (int a = 0; a < 2; ++a) o[a] = scene.stitches_input[k][a];
   });
-  // Rod segments and particles, case order, input vertex ids (empty datasets without them).
-  write_mesh("segments", H5T_NATIVE_LLONG, 0LL, scene.segments.size(), 2, [&](size_t k, long long* o) {
-    for (int a = 0; a < 2; ++a) o[a] = scene.input_of_solver[scene.segments[k][a]];
-  });
-  write_mesh("segment_offset", H5T_NATIVE_DOUBLE, 0.0, scene.segments.size(), 1,
-             [&](size_t k, double* o) { *o = scene.objects[scene.segment_object[k]].offset; });
-  write_mesh("points", H5T_NATIVE_LLONG, 0LL, scene.points.size(), 1,
-             [&](size_t k, long long* o) { *o = scene.input_of_solver[scene.points[k]]; });
-  write_mesh("point_offset", H5T_NATIVE_DOUBLE, 0.0, scene.points.size(), 1,
-             [&](size_t k, double* o) { *o = scene.objects[scene.point_object[k]].offset; });
-  // Volume elements, case order, input vertex ids (positively oriented at rest).
-  write_mesh("tets", H5T_NATIVE_LLONG, 0LL, scene.tets.size(), 4, [&](size_t k, long long* o) {
-    for (int a = 0; a < 4; ++a) o[a] = scene.input_of_solver[scene.tets[k][a]];
-  });
+  // Rod segments and particles, case order, input vertex ids (empty datasets without them);
+  // volume elements (positively oriented at rest). Each rank writes the rows of those it
+  // leads (first vertex owned: every one once), from its part: `rows` their indices, `at`
+  // their entries in the scene's lists.
+  {
+    auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
+    std::vector<int> rows, at;
+    auto lead = [&](size_t held, auto first_vertex, auto index) {
+      rows.clear(), at.clear();
+      for (size_t k = 0; k < held; ++k)
+        if (owned(first_vertex(k))) rows.push_back(index(k)), at.push_back(static_cast<int>(k));
+    };
+    lead(scene.segments.size(), [&](size_t k) { return scene.segments[k][0]; },
+         [&](size_t k) { return scene.segment_index(k); });
+    write_rows("segments", H5T_NATIVE_LLONG, 0LL, scene.num_segments(), 2, rows, [&](size_t j, long long* o) {
+      for (int a = 0; a < 2; ++a) o[a] = scene.input_of_solver[scene.segments[at[j]][a]];
+    });
+    write_rows("segment_offset", H5T_NATIVE_DOUBLE, 0.0, scene.num_segments(), 1, rows,
+               [&](size_t j, double* o) { *o = scene.objects[scene.segment_object[rows[j]]].offset; });
+    lead(scene.points.size(), [&](size_t k) { return scene.points[k]; }, [&](size_t k) { return scene.point_index(k); });
+    write_rows("points", H5T_NATIVE_LLONG, 0LL, scene.num_points(), 1, rows,
+               [&](size_t j, long long* o) { *o = scene.input_of_solver[scene.points[at[j]]]; });
+    write_rows("point_offset", H5T_NATIVE_DOUBLE, 0.0, scene.num_points(), 1, rows,
+               [&](size_t j, double* o) { *o = scene.objects[scene.point_object[rows[j]]].offset; });
+    lead(scene.tets.size(), [&](size_t k) { return scene.tets[k][0]; }, [&](size_t k) { return scene.tet_index(k); });
+    write_rows("tets", H5T_NATIVE_LLONG, 0LL, scene.num_tets(), 4, rows, [&](size_t j, long long* o) {
+      for (int a = 0; a < 4; ++a) o[a] = scene.input_of_solver[scene.tets[at[j]][a]];
+    });
+  }
   // Object names and kinds, one per line in case order (object_id indexes them).
   std::string names, kinds;
   for (size_t o = 0; o < scene.objects.size(); ++o) {
@@ -938,21 +958,36 @@ struct TopologyShare {
   std::vector<long long> values;
 };
 
+// Per object, how many entries of `objects` (one per primitive, case order) it has.
+std::vector<long long> per_object(const RunInts& objects, size_t O) {
+  std::vector<long long> n(O, 0);
+  objects.for_each_run([&](int, int count, int o) { n[static_cast<size_t>(o)] += count; });
+  return n;
+}
+
+// Per object, the index of its first entry in `objects` (-1: none).
+std::vector<long long> first_per_object(const RunInts& objects, size_t O) {
+  std::vector<long long> first(O, -1);
+  objects.for_each_run([&](int start, int, int o) {
+    if (first[static_cast<size_t>(o)] < 0) first[static_cast<size_t>(o)] = start;
+  });
+  return first;
+}
+
 // One complete XdmfBlock per object (name, kind, vertex range, cell type and counts, view
-// group, first triangle), and with `shares` this rank's share of each object's
-// /view/object<k>/topology: single-type topologies are split evenly by cells over the
-// ranks (each rank fills only its rows); a mixed one (an object with several primitive
-// types: variable-length cells) is written by rank 0. Objects are concatenated in case
-// order, so an object's vertices are one range of input ids.
+// group, first triangle), and with `shares` this rank's share of the topologies not written
+// from each rank's own elements (write_view): an object without primitives (its vertices as
+// points) split evenly by cells over the ranks (each rank fills only its rows), and a mixed
+// one (an object with several primitive types: variable-length cells), which rank 0 writes
+// from `mixed` (gathered from every rank's elements by write_view: object -> its cells in
+// case order, input ids). Objects are concatenated in case order, so an object's vertices
+// are one range of input ids.
 // With a window, only cells [win_first, win_first + win_cells) of this rank's even share of
-// each single-type object (and a mixed object's cells only in the window at 0).
-// A mixed object's triangles come from `mixed_triangles` (rank 0: gathered from every
-// rank's local triangles by write_view, case order: object and input-id corners), not from
-// the scene's triangles.
+// each object without primitives (and a mixed object's cells only in the window at 0).
 std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, std::vector<TopologyShare>* shares,
                                      long long win_first = 0,
                                      long long win_cells = std::numeric_limits<long long>::max(),
-                                     const std::vector<std::array<long long, 4>>* mixed_triangles = nullptr) {
+                                     std::vector<ObjectCells>* mixed = nullptr) {
   const size_t O = scene.objects.size();
   std::vector<long long> first(O, -1), count(O, 0), first_tri(O, -1);
   for (int i = 0; i < scene.num_vertices; ++i) {
@@ -964,18 +999,14 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
   }
   // A volume shows its tets only: its triangles are their boundary faces, which ParaView
   // draws from the tets anyway (the cell count is the tet count).
-  std::vector<char> has_tets(O, 0);
-  for (int o : scene.tet_object) has_tets[o] = 1;
-  std::vector<long long> P(O, 0), S(O, 0), T(O, 0), K(O, 0);
+  std::vector<long long> P = per_object(scene.point_object, O), S = per_object(scene.segment_object, O),
+                         T(O, 0), K = per_object(scene.tet_object, O);
   for (size_t t = 0; t < scene.triangles.size(); ++t) {
     const int o = scene.triangle_object[t];
-    if (has_tets[o]) continue;
+    if (K[o] > 0) continue;
     if (first_tri[o] < 0) first_tri[o] = static_cast<long long>(t);
     ++T[o];
   }
-  for (int o : scene.segment_object) ++S[o];
-  for (int o : scene.point_object) ++P[o];
-  for (int o : scene.tet_object) ++K[o];
   std::vector<XdmfBlock> blocks(O);
   for (size_t o = 0; o < O; ++o) {
     XdmfBlock& b = blocks[o];
@@ -991,55 +1022,28 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
   }
   if (!shares) return blocks;
 
-  // This rank's cells of each object: [cell_begin, cell_end) in the object's cell order.
+  // This rank's cells of each object without primitives: [cell_begin, cell_end).
   shares->assign(O, TopologyShare{});
-  std::vector<long long> cell_begin(O, 0), cell_end(O, 0), next(O, 0);
-  std::vector<ObjectCells> mixed(O);  // rank 0's cells of the mixed objects
   for (size_t o = 0; o < O; ++o) {
     const XdmfBlock& b = blocks[o];
     TopologyShare& sh = (*shares)[o];
     if (b.cell == XdmfCell::Mixed) {
-      if (rank == 0 && win_first == 0) sh.end = b.topology_size;
+      if (rank == 0 && win_first == 0 && mixed) {
+        sh.end = b.topology_size;
+        XdmfBlock copy = b;
+        sh.values = xdmf_topology((*mixed)[o], first[o], copy);
+        (*mixed)[o] = ObjectCells{};
+      }
       continue;
     }
-    if (b.cell == XdmfCell::Triangle) continue;  // (from each rank's local triangles: write_view)
-    std::tie(cell_begin[o], cell_end[o]) = even_share(b.num_cells, rank, ranks);
-    cell_begin[o] = std::min(cell_end[o], cell_begin[o] + win_first);
-    cell_end[o] = std::min(cell_end[o], cell_begin[o] + std::min(win_cells, cell_end[o] - cell_begin[o]));
-    sh.begin = cell_begin[o] * b.nodes_per_cell;
-    sh.end = cell_end[o] * b.nodes_per_cell;
-    sh.values.reserve(sh.end - sh.begin);
-    if (P[o] + S[o] + T[o] + K[o] == 0)  // vertices shown as points
-      for (long long v = cell_begin[o]; v < cell_end[o]; ++v) sh.values.push_back(v);
+    if (P[o] + S[o] + T[o] + K[o] > 0) continue;  // (from each rank's own elements: write_view)
+    auto [cell_begin, cell_end] = even_share(b.num_cells, rank, ranks);
+    cell_begin = std::min(cell_end, cell_begin + win_first);
+    cell_end = std::min(cell_end, cell_begin + std::min(win_cells, cell_end - cell_begin));
+    sh.begin = cell_begin * b.nodes_per_cell;
+    sh.end = cell_end * b.nodes_per_cell;
+    for (long long v = cell_begin; v < cell_end; ++v) sh.values.push_back(v);
   }
-  // One pass over each primitive list: the object's next cell goes to this rank's share
-  // when it falls in the rank's range (or to rank 0's cells of a mixed object).
-  auto take = [&](int o, const auto& ids, std::vector<long long> ObjectCells::*list) {
-    const long long c = next[o]++;
-    if (blocks[o].cell == XdmfCell::Mixed) {
-      if (rank == 0 && win_first == 0)
-        for (int v : ids) (mixed[o].*list).push_back(scene.input_of_solver[v]);
-    } else if (c >= cell_begin[o] && c < cell_end[o]) {
-      for (int v : ids) (*shares)[o].values.push_back(scene.input_of_solver[v] - first[o]);
-    }
-  };
-  // (Triangle objects' cells are written from each rank's local triangles, and a mixed
-  // object's come gathered on rank 0: no rank reads the scene's triangles here.)
-  if (mixed_triangles && rank == 0 && win_first == 0)
-    for (const auto& c : *mixed_triangles)
-      for (int a = 1; a < 4; ++a) mixed[c[0]].triangles.push_back(c[a]);
-  for (size_t k = 0; k < scene.segments.size(); ++k) take(scene.segment_object[k], scene.segments[k], &ObjectCells::segments);
-  std::fill(next.begin(), next.end(), 0);
-  for (size_t k = 0; k < scene.points.size(); ++k)
-    take(scene.point_object[k], std::array<int, 1>{scene.points[k]}, &ObjectCells::points);
-  std::fill(next.begin(), next.end(), 0);
-  for (size_t k = 0; k < scene.tets.size(); ++k) take(scene.tet_object[k], scene.tets[k], &ObjectCells::tets);
-  for (size_t o = 0; o < O; ++o)
-    if (blocks[o].cell == XdmfCell::Mixed && rank == 0 && win_first == 0) {
-      XdmfBlock b = blocks[o];
-      (*shares)[o].values = xdmf_topology(mixed[o], first[o], b);
-      mixed[o] = ObjectCells{};
-    }
   return blocks;
 }
 
@@ -1050,7 +1054,7 @@ void ResultFile::write_view() {
   // cells of each object at a time (a window of its share, object_blocks), in as many
   // collective rounds as the largest share needs: at one rank a whole topology was the /view
   // phase's peak (a cloth's: 48 bytes a vertex).
-  constexpr long long kViewCells = 1LL << 18;  // (each round passes over every segment, point and tet)
+  constexpr long long kViewCells = 1LL << 18;
   blocks_ = object_blocks(scene_, lv_.rank, lv_.ranks, nullptr);
   const std::vector<XdmfBlock>& blocks = blocks_;
   const size_t O = blocks.size();
@@ -1076,20 +1080,50 @@ void ResultFile::write_view() {
     rounds = std::max(rounds, (end - begin + kViewCells - 1) / kViewCells);
   }
   MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
-  // A mixed object's triangles (rank 0 writes its whole topology): each rank sends its
-  // local ones (triangle id, object, input-id corners) to rank 0, which puts them in case
-  // order.
-  std::vector<std::array<long long, 4>> mixed_triangles;
-  if (std::any_of(blocks.begin(), blocks.end(), [](const XdmfBlock& b) { return b.cell == XdmfCell::Mixed; })) {
-    std::vector<char> has_tets(O, 0);  // (a volume's faces are not its cells)
-    for (int o : scene_.tet_object) has_tets[o] = 1;
-    std::vector<long long> mine;
-    for (int t : lv_.triangles) {
-      const int o = scene_.triangle_object[t];
-      if (blocks[o].cell != XdmfCell::Mixed || has_tets[o]) continue;
-      mine.insert(mine.end(), {t, o});
-      for (int v : scene_.triangles[t]) mine.push_back(scene_.input_of_solver[v]);
+  // The elements this rank leads (first vertex owned: every element once): held element k
+  // of each list is its `type` (0 point, 1 segment, 2 triangle, 3 tet; a mixed topology's
+  // order), case-order index, object and input-id nodes, or not this rank's (false). A
+  // volume's triangles are its tets' faces, not its cells.
+  const std::vector<long long> first_of[4] = {first_per_object(scene_.point_object, O),
+                                              first_per_object(scene_.segment_object, O), {},
+                                              first_per_object(scene_.tet_object, O)};
+  const std::vector<long long> tets_of = per_object(scene_.tet_object, O);
+  struct Cell {
+    int index = 0, object = 0;
+    long long v[4] = {0, 0, 0, 0};
+  };
+  auto owned = [&](int v) { return v >= lv_.vbegin && v < lv_.vend; };
+  auto held = [&](int type) -> size_t {
+    return type == 0 ? scene_.points.size() : type == 1 ? scene_.segments.size()
+         : type == 2 ? lv_.triangles.size() : scene_.tets.size();
+  };
+  constexpr int kNodes[4] = {1, 2, 3, 4};
+  auto led = [&](int type, size_t k, Cell& c) {
+    const int* v = nullptr;
+    if (type == 0) {
+      v = &scene_.points[k], c.index = scene_.point_index(k), c.object = scene_.point_object[c.index];
+    } else if (type == 1) {
+      v = scene_.segments[k].data(), c.index = scene_.segment_index(k), c.object = scene_.segment_object[c.index];
+    } else if (type == 2) {
+      c.index = lv_.triangles[k], v = scene_.triangles[c.index].data(), c.object = scene_.triangle_object[c.index];
+      if (tets_of[c.object] > 0) return false;
+    } else {
+      v = scene_.tets[k].data(), c.index = scene_.tet_index(k), c.object = scene_.tet_object[c.index];
     }
+    if (!owned(v[0])) return false;
+    for (int a = 0; a < kNodes[type]; ++a) c.v[a] = scene_.input_of_solver[v[a]];
+    return true;
+  };
+  // A mixed object's cells (rank 0 writes its whole topology): each rank sends the elements
+  // it leads (type, index, object, nodes) to rank 0, which puts them in case order.
+  std::vector<ObjectCells> mixed(lv_.rank == 0 ? O : 0);
+  if (std::any_of(blocks.begin(), blocks.end(), [](const XdmfBlock& b) { return b.cell == XdmfCell::Mixed; })) {
+    std::vector<long long> mine;
+    Cell c;
+    for (int type = 0; type < 4; ++type)
+      for (size_t k = 0; k < held(type); ++k)
+        if (led(type, k, c) && blocks[c.object].cell == XdmfCell::Mixed)
+          mine.insert(mine.end(), {type, c.index, c.object, c.v[0], c.v[1], c.v[2], c.v[3]});
     int count = static_cast<int>(mine.size());
     std::vector<int> counts(lv_.rank == 0 ? lv_.ranks : 0), displs(counts.size(), 0);
     MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, lv_.comm);
@@ -1097,15 +1131,21 @@ void ResultFile::write_view() {
     std::vector<long long> all(lv_.rank == 0 ? static_cast<size_t>(displs.back() + counts.back()) : 0);
     MPI_Gatherv(mine.data(), count, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG, 0,
                 lv_.comm);
-    std::vector<std::array<long long, 5>> rows(all.size() / 5);
+    std::vector<std::array<long long, 7>> rows(all.size() / 7);
     for (size_t k = 0; k < rows.size(); ++k)
-      for (int a = 0; a < 5; ++a) rows[k][a] = all[5 * k + a];
-    std::sort(rows.begin(), rows.end());  // (by triangle id: case order)
-    for (const auto& r : rows) mixed_triangles.push_back({r[1], r[2], r[3], r[4]});
+      for (int a = 0; a < 7; ++a) rows[k][a] = all[7 * k + a];
+    std::sort(rows.begin(), rows.end());  // (by type, then index: case order)
+    std::vector<long long> ObjectCells::*list[4] = {&ObjectCells::points, &ObjectCells::segments,
+                                                    &ObjectCells::triangles, &ObjectCells::tets};
+    for (const auto& r : rows) {
+      const int type = static_cast<int>(r[0]);
+      std::vector<long long>& cells = mixed[static_cast<size_t>(r[2])].*list[type];
+      cells.insert(cells.end(), r.begin() + 3, r.begin() + 3 + kNodes[type]);
+    }
   }
   std::vector<TopologyShare> shares;
   for (long long r = 0; r < rounds; ++r) {
-    object_blocks(scene_, lv_.rank, lv_.ranks, &shares, r * kViewCells, kViewCells, &mixed_triangles);
+    object_blocks(scene_, lv_.rank, lv_.ranks, &shares, r * kViewCells, kViewCells, &mixed);
     for (size_t o = 0; o < O; ++o) {
       const XdmfBlock& b = blocks[o];
       std::vector<long long> topo;
@@ -1119,32 +1159,37 @@ void ResultFile::write_view() {
       if (b.num_cells > 0) write_row_range(object_id[o], "object_id", H5T_NATIVE_INT, ids, begin, end);
     }
   }
-  // Triangle objects: each rank writes the cells of its local triangles (LocalView::
-  // triangles: every triangle once) where they are in the topology, kViewCells triangles a
-  // round, one collective write per triangle object a round: no rank reads the whole mesh.
-  {
-    const std::vector<int>& mine = lv_.triangles;
-    long long tri_rounds = static_cast<long long>((mine.size() + kViewCells - 1) / kViewCells);
-    MPI_Allreduce(MPI_IN_PLACE, &tri_rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
+  // Single-type objects: each rank writes the cells of the elements it leads where they are
+  // in the topology, kViewCells elements a round, one collective write per object of the
+  // type a round: no rank reads another's elements (issue 20 point 3).
+  constexpr XdmfCell kCell[4] = {XdmfCell::Polyvertex, XdmfCell::Polyline, XdmfCell::Triangle, XdmfCell::Tetrahedron};
+  for (int type = 0; type < 4; ++type) {
+    const size_t n = held(type);
+    long long type_rounds = static_cast<long long>((n + kViewCells - 1) / kViewCells);
+    MPI_Allreduce(MPI_IN_PLACE, &type_rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
     std::vector<std::vector<RowRun>> runs(O);
     std::vector<std::vector<long long>> values(O);
-    for (long long r = 0; r < tri_rounds; ++r) {
-      const size_t k0 = std::min<size_t>(mine.size(), static_cast<size_t>(r * kViewCells));
-      const size_t k1 = std::min<size_t>(mine.size(), k0 + static_cast<size_t>(kViewCells));
+    Cell c;
+    for (long long r = 0; r < type_rounds; ++r) {
+      const size_t k0 = std::min<size_t>(n, static_cast<size_t>(r * kViewCells));
+      const size_t k1 = std::min<size_t>(n, k0 + static_cast<size_t>(kViewCells));
       for (size_t o = 0; o < O; ++o) runs[o].clear(), values[o].clear();
       for (size_t k = k0; k < k1; ++k) {
-        const int t = mine[k], o = scene_.triangle_object[t];
-        const XdmfBlock& b = blocks[o];
-        if (b.cell != XdmfCell::Triangle) continue;  // (a volume's faces, a mixed object)
-        const hsize_t row = 3 * hsize_t(t - b.first_triangle);  // (an object's triangles are consecutive)
-        if (!runs[o].empty() && runs[o].back().first + runs[o].back().count == row)
-          runs[o].back().count += 3;
+        if (!led(type, k, c)) continue;
+        const XdmfBlock& b = blocks[c.object];
+        if (b.cell != kCell[type]) continue;  // (a mixed object)
+        // (an object's elements of a type are consecutive in case order)
+        const long long first = type == 2 ? b.first_triangle : first_of[type][c.object];
+        const hsize_t row = hsize_t(kNodes[type]) * hsize_t(c.index - first);
+        std::vector<RowRun>& rr = runs[c.object];
+        if (!rr.empty() && rr.back().first + rr.back().count == row)
+          rr.back().count += kNodes[type];
         else
-          runs[o].push_back({row, 3});
-        for (int v : scene_.triangles[t]) values[o].push_back(scene_.input_of_solver[v] - b.first_vertex);
+          rr.push_back({row, hsize_t(kNodes[type])});
+        for (int a = 0; a < kNodes[type]; ++a) values[c.object].push_back(c.v[a] - b.first_vertex);
       }
       for (size_t o = 0; o < O; ++o)
-        if (blocks[o].cell == XdmfCell::Triangle && blocks[o].topology_size > 0)
+        if (blocks[o].cell == kCell[type] && blocks[o].topology_size > 0)
           write_runs(topology[o], H5T_NATIVE_LLONG, -1, runs[o], 1, values[o].data(), "topology");
     }
   }

@@ -463,12 +463,13 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
   scene_tris.reserve(tris.size());
   twarp.resize(twarp.empty() ? 0 : tris.size(), Vec3::Zero());  // (zeros after the last orthotropic object)
   const bool any_warp = std::any_of(twarp.begin(), twarp.end(), [](const Vec3& w) { return w.squaredNorm() > 0; });
-  if (any_warp) s.triangle_warp.reserve(tris.size());
+  std::vector<Vec3> warp;
+  if (any_warp) warp.reserve(tris.size());
   for (size_t t = 0; t < tris.size(); ++t) {
     Tri tri{solver_of_input[tris[t][0]], solver_of_input[tris[t][1]], solver_of_input[tris[t][2]]};
     scene_tris.push_back(tri);
     s.triangle_object.push_back(tobj[t]);
-    if (any_warp) s.triangle_warp.push_back(twarp[t]);
+    if (any_warp) warp.push_back(twarp[t]);
     // (also the check that no rest triangle is degenerate: make_tri_rest throws)
     const double area = make_tri_rest(s.rest[tri[0]], s.rest[tri[1]], s.rest[tri[2]]).area;
     const MaterialSpec& mat = spec.objects[tobj[t]].material;
@@ -478,6 +479,7 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
   }
   s.triangle_object.compact();
   s.triangles = PagedArray<Tri>::adopt(std::move(scene_tris));
+  if (any_warp) s.triangle_warp = PagedArray<Vec3>::adopt(std::move(warp));
   std::vector<Tri>().swap(tris);
   std::vector<int>().swap(tobj);
   std::vector<Vec3>().swap(twarp);
@@ -511,6 +513,7 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
     const double quarter = spec.objects[tetobj[k]].material.density * V / 4.0;
     for (int v : t) s.mass.ref(v) += quarter;
   }
+  for (RunInts* objects : {&s.segment_object, &s.point_object, &s.tet_object}) objects->compact();
   // material.vertex_mass replaces the lumped masses (tests, comparisons with other codes).
   for (int v = 0; v < n; ++v) {
     const double vm = spec.objects[s.vertex_object[v]].material.vertex_mass;

@@ -125,14 +125,10 @@ void PartsSender::send_parts(const Scene& s) {
     s.vertex_object.pack(w);
     s.vertex_motion.pack(w);
     s.triangle_object.pack(w);
-    w.put<std::size_t>(s.triangle_warp.size());
-    for (const Vec3& d : s.triangle_warp) put_vec3(w, d);
-    w.put_vector(s.segments);
-    w.put_vector(s.segment_object);
-    w.put_vector(s.points);
-    w.put_vector(s.point_object);
-    w.put_vector(s.tets);
-    w.put_vector(s.tet_object);
+    w.put<char>(!s.triangle_warp.empty());
+    s.segment_object.pack(w);
+    s.point_object.pack(w);
+    s.tet_object.pack(w);
     w.put_vector(s.stitches);
     w.put_vector(s.stitches_input);
     w.put_vector(s.stitch_stiffness0);
@@ -153,7 +149,10 @@ void PartsSender::send_parts(const Scene& s) {
     // (Reserved at its exact size: grown by doubling, the message beside the whole scene
     // would reach up to twice a part on rank 0.)
     std::size_t bytes = 64 + (support.vertices.size() + hi - lo) * (sizeof(int) + 4 * sizeof(double)) +
-                        support.triangles.size() * (sizeof(int) + sizeof(Tri));
+                        support.triangles.size() * (sizeof(int) + sizeof(Tri)) +
+                        support.segments.size() * (sizeof(int) + sizeof(Edge)) + support.points.size() * 2 * sizeof(int) +
+                        support.tets.size() * 5 * sizeof(int) + 4 * sizeof(std::uint64_t);
+    if (!s.triangle_warp.empty()) bytes += support.triangles.size() * 3 * sizeof(double);
     for (size_t k = 0; k < touching.size(); ++k)
       bytes += s.element_sets[k].packed_bytes(touching[k]);
     ByteWriter w;
@@ -165,6 +164,15 @@ void PartsSender::send_parts(const Scene& s) {
     for (int v : support.vertices) w.put<double>(s.mass[v]);
     w.put_vector(support.triangles);
     for (int t : support.triangles) w.put<Tri>(s.triangles[t]);
+    if (!s.triangle_warp.empty())
+      for (int t : support.triangles) put_vec3(w, s.triangle_warp[t]);
+    // The segments, points and tets with a vertex in the block, with their indices.
+    w.put_vector(support.segments);
+    for (int k : support.segments) w.put<Edge>(s.segments[k]);
+    w.put_vector(support.points);
+    for (int k : support.points) w.put<int>(s.points[k]);
+    w.put_vector(support.tets);
+    for (int k : support.tets) w.put<std::array<int, 4>>(s.tets[k]);
     for (size_t k = 0; k < touching.size(); ++k) s.element_sets[k].pack(touching[k], w);
     send_bytes(w.bytes(), r, comm_);
   }
@@ -211,6 +219,7 @@ Scene receive_scene_part(const CaseSpec& spec, MPI_Comm comm) {
   std::vector<std::pair<int, int>> set_terms;  // registry index, arity
   Scene::VertexSummary sum;
   std::size_t num_triangles = 0;
+  bool warp = false;
   {
     std::vector<char> bytes;
     bcast_bytes(bytes, comm);
@@ -229,14 +238,10 @@ Scene receive_scene_part(const CaseSpec& spec, MPI_Comm comm) {
     s.vertex_object.unpack(r);
     s.vertex_motion.unpack(r);
     s.triangle_object.unpack(r);
-    s.triangle_warp.resize(r.get<std::size_t>());
-    for (Vec3& d : s.triangle_warp) d = get_vec3(r);
-    s.segments = r.get_vector<Edge>();
-    s.segment_object = r.get_vector<int>();
-    s.points = r.get_vector<int>();
-    s.point_object = r.get_vector<int>();
-    s.tets = r.get_vector<std::array<int, 4>>();
-    s.tet_object = r.get_vector<int>();
+    warp = r.get<char>() != 0;
+    s.segment_object.unpack(r);
+    s.point_object.unpack(r);
+    s.tet_object.unpack(r);
     s.stitches = r.get_vector<std::array<int, 2>>();
     s.stitches_input = r.get_vector<std::array<int, 2>>();
     s.stitch_stiffness0 = r.get_vector<double>();
@@ -265,6 +270,20 @@ Scene receive_scene_part(const CaseSpec& spec, MPI_Comm comm) {
     s.triangles = PagedArray<Tri>(num_triangles, Tri{-1, -1, -1});
     for (int t : s.kept_triangles) s.triangles.ref(t) = r.get<Tri>();
     s.triangle_part = true;
+    if (warp) {
+      s.triangle_warp = PagedArray<Vec3>(num_triangles, Vec3::Zero());
+      for (int t : s.kept_triangles) s.triangle_warp.ref(t) = get_vec3(r);
+    }
+    s.segment_ids = IdRuns(r.get_vector<int>());
+    s.segments.resize(s.segment_ids.size());
+    for (Edge& e : s.segments) e = r.get<Edge>();
+    s.point_ids = IdRuns(r.get_vector<int>());
+    s.points.resize(s.point_ids.size());
+    for (int& v : s.points) v = r.get<int>();
+    s.tet_ids = IdRuns(r.get_vector<int>());
+    s.tets.resize(s.tet_ids.size());
+    for (auto& t : s.tets) t = r.get<std::array<int, 4>>();
+    s.primitive_part = true;
     const std::vector<const TermFactory*>& registry = term_registry();
     for (const auto& [term, arity] : set_terms) {
       ElementSet set;

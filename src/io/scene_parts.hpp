@@ -4,16 +4,17 @@
 //
 // Rank 0 builds the whole scene, partitions it and sends rank r:
 //   - to every rank (one broadcast): the counts, vertex blocks, id maps and per-vertex
-//     objects and motions (all as runs), the tearing spares, the codimensional and volume
-//     lists and stitches (whole, as the Scene holds them), the whole scene's vertex summary
-//     and which registered terms have sets;
+//     objects and motions, the triangles', segments', points' and tets' objects (all as
+//     runs), the tearing spares, the stitches (whole, as the Scene holds them), the whole
+//     scene's vertex summary and which registered terms have sets;
 //   - to rank r alone: the rest positions and masses of its block and of its support (the
 //     ghosts and every vertex of a triangle or segment with a vertex in its block:
-//     parallel/local_view's contact_support), the triangles with a vertex in its block, and
-//     every set's stencils touching its block with their objects, whole-set indices and rest
-//     data.
+//     parallel/local_view's contact_support), the triangles (and their warp directions),
+//     segments, points and tets with a vertex in its block, and every set's stencils
+//     touching its block with their objects, whole-set indices and rest data.
 // So rank r's Scene is what a whole build cut to its part (keep_vertex_part,
-// keep_triangle_part, the sets cut to its block) would have been, value for value.
+// keep_triangle_part, keep_primitive_part, the sets cut to its block) would have been,
+// value for value.
 //
 // The other ranks wait for rank 0 idly (a nonblocking broadcast tested every millisecond):
 // on a machine with fewer cores than ranks they leave the cores to the build. Rank 0

@@ -74,7 +74,7 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
   x_hat_.resize(3 * n_owned);
   for (size_t s = 0; s < scene.element_sets.size(); ++s)
     terms_.push_back(scene.element_sets[s].term->make(scene, static_cast<int>(s), lv.sets[s]));
-  if (scene.spec.contact_enabled && (!scene.triangles.empty() || !scene.segments.empty() || !scene.points.empty())) {
+  if (scene.spec.contact_enabled && (!scene.triangles.empty() || scene.num_segments() > 0 || scene.num_points() > 0)) {
     std::vector<double> object_offset, object_friction;
     for (const ObjectParams& op : scene.objects) {
       object_offset.push_back(op.offset);
@@ -94,8 +94,12 @@ CipcStepper::CipcStepper(const Scene& scene, const LocalView& lv, std::string me
               break;
             }
       surf = build_collision_surface_share(scene.triangles, scene.triangle_part ? scene.kept_triangles : listed,
-                                           scene.triangle_object, object_offset, scene.num_vertices, scene.segments,
-                                           scene.segment_object, scene.points, scene.point_object,
+                                           scene.triangle_object, object_offset, scene.num_vertices,
+                                           SharedPrimitives{scene.segments,
+                                                            scene.primitive_part ? &scene.segment_ids : nullptr,
+                                                            scene.segment_object, scene.points,
+                                                            scene.primitive_part ? &scene.point_ids : nullptr,
+                                                            scene.point_object},
                                            rank_edge_share(lv.vbegin, lv.vend, lv.comm));
     } else {
       surf = build_collision_surface(BorrowedArray<Tri>::borrow(scene.triangles.whole()), scene.triangle_object,

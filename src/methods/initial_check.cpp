@@ -87,16 +87,18 @@ verify::Stats check_start(const Scene& scene, MPI_Comm comm) {
   } else {
     for (size_t t = 0; t < scene.triangles.size(); ++t) lead_triangle(static_cast<int>(t));
   }
+  // (A part's segments and points are those with a vertex in its block.)
   for (size_t k = 0; k < scene.segments.size(); ++k) {
     const Edge& e = scene.segments[k];
+    const int i = scene.segment_index(k);
     if (owned(e[0]))
-      own.push_back({verify::kSegment, 2, static_cast<long>(k), {e[0], e[1], -1},
-                     scene.objects[scene.segment_object[k]].offset});
+      own.push_back({verify::kSegment, 2, i, {e[0], e[1], -1}, scene.objects[scene.segment_object[i]].offset});
   }
-  for (size_t k = 0; k < scene.points.size(); ++k)
+  for (size_t k = 0; k < scene.points.size(); ++k) {
+    const int i = scene.point_index(k);
     if (owned(scene.points[k]))
-      own.push_back({verify::kPoint, 1, static_cast<long>(k), {scene.points[k], -1, -1},
-                     scene.objects[scene.point_object[k]].offset});
+      own.push_back({verify::kPoint, 1, i, {scene.points[k], -1, -1}, scene.objects[scene.point_object[i]].offset});
+  }
 
   // 2. The near primitives of the other ranks (none on one rank).
   std::vector<SentPrimitive> near;

@@ -113,6 +113,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
     if (keep) {
       scene.keep_vertex_part(lv.vbegin, lv.vend, support.vertices);
       scene.keep_triangle_part(std::move(support.triangles));
+      scene.keep_primitive_part(std::move(support.segments), std::move(support.points), std::move(support.tets));
     }
   }
   mark("local_view");
@@ -170,9 +171,9 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
       auto add = [&](size_t count, const char* what) {
         if (count > 0) extra += ", " + std::to_string(count) + " " + what;
       };
-      add(scene.segments.size(), "segments");
-      add(scene.points.size(), "particles");
-      add(scene.tets.size(), "tets");
+      add(scene.num_segments(), "segments");
+      add(scene.num_points(), "particles");
+      add(scene.num_tets(), "tets");
       std::printf("weft: '%s' on %d rank%s: %d vertices, %zu triangles, %zu hinges%s, %d steps of %g s, %s\n",
                   spec.name.c_str(), ranks, ranks > 1 ? "s" : "", scene.num_vertices, scene.triangles.size(),
                   static_cast<size_t>(scene.count_stencils("hinge_bending")), extra.c_str(), frames, spec.dt,
@@ -230,6 +231,7 @@ RunSummary run_simulation(const CaseSpec& spec, const RunOptions& opt, MPI_Comm 
                         {"ghost_vertices", double(lv.num_local() - lv.num_owned())},
                         {"scene_vertex_kB", double(scene.rest.memory_bytes() + scene.mass.memory_bytes()) / 1024.0},
                         {"scene_triangles_kB", double(scene.triangles.memory_bytes()) / 1024.0},
+                        {"scene_primitives_kB", double(scene.primitive_bytes()) / 1024.0},
                         {"steps", double(summary.steps)},
                         {"step_s", step_s}};
     for (const auto& nv : stepper.rank_totals()) mine.push_back(nv);

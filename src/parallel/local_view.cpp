@@ -35,8 +35,18 @@ std::vector<int> scan_block(const Scene& scene, int vbegin, int vend, LocalView*
     for (size_t t = 0; t < scene.triangles.size(); ++t) visit(static_cast<int>(t));
   }
   if (contact_support) {
-    for (const Edge& e : scene.segments)
+    // (A part holds only the primitives with a vertex in its block: those are the ones read.)
+    for (size_t k = 0; k < scene.segments.size(); ++k) {
+      const Edge& e = scene.segments[k];
       if (owned(e[0]) != owned(e[1])) support.push_back(owned(e[0]) ? e[1] : e[0]);
+      if (owned(e[0]) || owned(e[1])) contact_support->segments.push_back(scene.segment_index(k));
+    }
+    for (size_t k = 0; k < scene.points.size(); ++k)
+      if (owned(scene.points[k])) contact_support->points.push_back(scene.point_index(k));
+    for (size_t k = 0; k < scene.tets.size(); ++k) {
+      const auto& t = scene.tets[k];
+      if (owned(t[0]) || owned(t[1]) || owned(t[2]) || owned(t[3])) contact_support->tets.push_back(scene.tet_index(k));
+    }
   }
   if (lv) lv->sets.resize(scene.element_sets.size());
   for (size_t s = 0; s < scene.element_sets.size(); ++s) {

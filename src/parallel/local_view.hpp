@@ -36,13 +36,15 @@ struct LocalView {
 };
 
 // What a rank's part of the scene keeps beyond its block (Scene::keep_vertex_part,
-// keep_triangle_part): the contact layer's setup builds its share of the collision surface
+// keep_triangle_part, keep_primitive_part): the contact layer's setup builds its share of the collision surface
 // from these (its own edges, whose rest lengths it reads, and its own triangles).
 struct ContactSupport {
   // The ghosts, and every vertex of a triangle or segment with an owned vertex, ascending.
   std::vector<int> vertices;
   // Every triangle with an owned vertex, ascending.
   std::vector<int> triangles;
+  // Every segment, point and tet with an owned vertex, by case-order index, ascending.
+  std::vector<int> segments, points, tets;
 };
 // With `support`, also fills it, in the same pass over the triangles.
 LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* support = nullptr);

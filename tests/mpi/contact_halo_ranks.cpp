@@ -177,8 +177,19 @@ void check_layout(bool scatter, bool codim = false) {
       tri_ids.push_back(static_cast<int>(t));
   const weft::PagedArray<weft::Tri> tri_part =
       weft::PagedArray<weft::Tri>(s.tris).part(0, 0, tri_ids, weft::Tri{-1, -1, -1});
+  // ... and the segments and points with a vertex in it, with their indices (a scene part's).
+  std::vector<weft::Edge> seg_part;
+  std::vector<int> seg_ids, point_part, point_ids;
+  for (size_t k = 0; k < s.segs.size(); ++k)
+    if ((s.segs[k][0] >= lo && s.segs[k][0] < hi) || (s.segs[k][1] >= lo && s.segs[k][1] < hi))
+      seg_part.push_back(s.segs[k]), seg_ids.push_back(static_cast<int>(k));
+  for (size_t k = 0; k < s.points.size(); ++k)
+    if (s.points[k] >= lo && s.points[k] < hi) point_part.push_back(s.points[k]), point_ids.push_back(static_cast<int>(k));
+  const weft::RunInts seg_object(s.seg_object), point_object(s.point_object);
+  const weft::IdRuns seg_id_runs(seg_ids), point_id_runs(point_ids);
   weft::CollisionSurface share = weft::build_collision_surface_share(
-      tri_part, tri_ids, s.tri_object, offsets, nv, s.segs, s.seg_object, s.points, s.point_object,
+      tri_part, tri_ids, s.tri_object, offsets, nv,
+      weft::SharedPrimitives{seg_part, &seg_id_runs, seg_object, point_part, &point_id_runs, point_object},
       weft::rank_edge_share(lo, hi, MPI_COMM_WORLD));
   ASSERT_EQ(share.edges.size(), surf.edges.size());
   ASSERT_EQ(share.num_triangle_edges, surf.num_triangle_edges);

@@ -39,8 +39,9 @@ weft::verify::Stats part_check(const weft::CaseSpec& spec, bool* is_part) {
   if (ranks > 1) {
     scene.keep_vertex_part(lv.vbegin, lv.vend, support.vertices);
     scene.keep_triangle_part(std::move(support.triangles));
+    scene.keep_primitive_part(std::move(support.segments), std::move(support.points), std::move(support.tets));
   }
-  *is_part = scene.vertex_part && scene.triangle_part;
+  *is_part = scene.vertex_part && scene.triangle_part && scene.primitive_part;
   return weft::check_start(scene, MPI_COMM_WORLD);
 }
 

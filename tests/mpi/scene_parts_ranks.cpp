@@ -69,9 +69,9 @@ void expect_same_part(const weft::Scene& whole, const weft::Scene& part, int ran
     EXPECT_EQ(part.objects[o].offset, whole.objects[o].offset) << name;
   }
   EXPECT_EQ(part.motions.size(), whole.motions.size()) << name;
-  EXPECT_EQ(part.segments, whole.segments) << name;
-  EXPECT_EQ(part.points, whole.points) << name;
-  EXPECT_EQ(part.tets, whole.tets) << name;
+  EXPECT_TRUE(part.segment_object == whole.segment_object.to_vector()) << name;
+  EXPECT_TRUE(part.point_object == whole.point_object.to_vector()) << name;
+  EXPECT_TRUE(part.tet_object == whole.tet_object.to_vector()) << name;
   EXPECT_EQ(part.stitches, whole.stitches) << name;
   EXPECT_EQ(part.stitch_stiffness0, whole.stitch_stiffness0) << name;
   const weft::Scene::VertexSummary a = part.vertex_summary(), b = whole.vertex_summary();
@@ -105,6 +105,23 @@ void expect_same_part(const weft::Scene& whole, const weft::Scene& part, int ran
     const weft::Tri unkept{-1, -1, -1};
     EXPECT_EQ(part.triangles[t], kept ? whole.triangles[t] : unkept) << name << " triangle " << t;
   }
+  // The warp directions of its triangles; the segments, points and tets with a vertex in its
+  // block, with their indices, and no others.
+  EXPECT_EQ(part.triangle_warp.empty(), whole.triangle_warp.empty()) << name;
+  if (!whole.triangle_warp.empty())
+    for (int t : support.triangles)
+      for (int d = 0; d < 3; ++d)
+        EXPECT_TRUE(same_bits(part.triangle_warp[t][d], whole.triangle_warp[t][d])) << name << " triangle " << t;
+  EXPECT_TRUE(part.primitive_part) << name;
+  EXPECT_TRUE(part.segment_ids == support.segments) << name;
+  EXPECT_TRUE(part.point_ids == support.points) << name;
+  EXPECT_TRUE(part.tet_ids == support.tets) << name;
+  ASSERT_EQ(part.segments.size(), support.segments.size()) << name;
+  ASSERT_EQ(part.points.size(), support.points.size()) << name;
+  ASSERT_EQ(part.tets.size(), support.tets.size()) << name;
+  for (size_t k = 0; k < support.segments.size(); ++k) EXPECT_EQ(part.segments[k], whole.segments[support.segments[k]]);
+  for (size_t k = 0; k < support.points.size(); ++k) EXPECT_EQ(part.points[k], whole.points[support.points[k]]);
+  for (size_t k = 0; k < support.tets.size(); ++k) EXPECT_EQ(part.tets[k], whole.tets[support.tets[k]]);
   // The sets: the whole build's cut to this rank.
   weft::Scene cut;
   cut.vertex_range = whole.vertex_range;

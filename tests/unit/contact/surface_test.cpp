@@ -300,8 +300,19 @@ class Blocks {
     const std::vector<int> ids = triangle_ids(b);
     const PagedArray<Tri> part = PagedArray<Tri>(in_.tris).part(0, 0, ids, Tri{-1, -1, -1});
     EdgeShare es{cuts_[b], cuts_[b + 1], std::move(number), std::move(gather)};
-    return build_collision_surface_share(part, ids, in_.tobj, in_.off, in_.nv, in_.segs, in_.sobj, in_.pts, in_.pobj,
-                                         es);
+    // ... and the segments and points with a vertex in it (a scene part's), with their indices.
+    auto in_block = [&](int v) { return v >= cuts_[b] && v < cuts_[b + 1]; };
+    std::vector<Edge> segs;
+    std::vector<int> seg_ids, pts, pt_ids;
+    for (size_t k = 0; k < in_.segs.size(); ++k)
+      if (in_block(in_.segs[k][0]) || in_block(in_.segs[k][1]))
+        segs.push_back(in_.segs[k]), seg_ids.push_back(static_cast<int>(k));
+    for (size_t k = 0; k < in_.pts.size(); ++k)
+      if (in_block(in_.pts[k])) pts.push_back(in_.pts[k]), pt_ids.push_back(static_cast<int>(k));
+    const IdRuns seg_runs(seg_ids), pt_runs(pt_ids);
+    const RunInts sobj(in_.sobj), pobj(in_.pobj);
+    return build_collision_surface_share(part, ids, in_.tobj, in_.off, in_.nv,
+                                         SharedPrimitives{segs, &seg_runs, sobj, pts, &pt_runs, pobj}, es);
   }
   const SharedInput& in_;
   std::vector<int> cuts_;

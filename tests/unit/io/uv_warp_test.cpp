@@ -54,7 +54,7 @@ TEST(UvWarp, WarpFollowsUAndTheCaseDirectionWins) {
   {
     const Scene sc = build_scene(load_case_from_string(textured_case(""), "uv.yaml"), 1);
     ASSERT_EQ(sc.triangle_warp.size(), 8u);
-    for (const Vec3& w : sc.triangle_warp) EXPECT_LT((w - e1).norm(), 1e-12) << w.transpose();
+    for (const Vec3& w : sc.triangle_warp.to_vector()) EXPECT_LT((w - e1).norm(), 1e-12) << w.transpose();
     // The membrane term's rest data uses the same direction as the output.
     const ElementSet* set = nullptr;
     for (const ElementSet& es : sc.element_sets)
@@ -65,7 +65,7 @@ TEST(UvWarp, WarpFollowsUAndTheCaseDirectionWins) {
   {
     // warp_direction given: it wins over the texture (projected into each triangle: e2 itself).
     const Scene sc = build_scene(load_case_from_string(textured_case(", warp_direction: [0.5, 0, 0.866]"), "uv.yaml"), 1);
-    for (const Vec3& w : sc.triangle_warp) EXPECT_LT((w - e2).norm(), 1e-3) << w.transpose();
+    for (const Vec3& w : sc.triangle_warp.to_vector()) EXPECT_LT((w - e2).norm(), 1e-3) << w.transpose();
   }
 }
 

@@ -38,9 +38,40 @@ TEST(LocalView, TrianglesGhostsAndContactSupportOfTheOwnedBlock) {
   EXPECT_EQ(support.vertices, (std::vector<int>{3, 4, 5, 6, 7, 8}));
   // Every triangle with an owned vertex: t0, t1 and t3, never t2.
   EXPECT_EQ(support.triangles, (std::vector<int>{0, 1, 3}));
+  // Segment 0 {2,8} touches the block, segment 1 {8,9} does not.
+  EXPECT_EQ(support.segments, (std::vector<int>{0}));
   // Local triangle in local ids: owned 0 -> 0, ghosts 3 -> 3, 4 -> 4 (after the 3 owned).
   ASSERT_EQ(lv.triangle_local.size(), 1u);
   EXPECT_EQ(lv.triangle_local[0], (Tri{0, 3, 4}));
+}
+
+TEST(LocalView, ThePartKeepsTheSegmentsPointsAndTetsTouchingTheBlock) {
+  Scene s = two_block_scene(false);
+  s.segments = {{8, 9}, {2, 8}, {5, 6}};
+  s.segment_object = std::vector<int>{1, 1, 2};
+  s.points = {7, 1, 9};
+  s.point_object = std::vector<int>{3, 3, 3};
+  s.tets = {{5, 6, 7, 8}, {3, 4, 5, 2}, {0, 3, 4, 5}};
+  s.tet_object = std::vector<int>{4, 4, 4};
+  ContactSupport support;
+  make_local_view(s, MPI_COMM_SELF, &support);
+  EXPECT_EQ(support.segments, (std::vector<int>{1}));
+  EXPECT_EQ(support.points, (std::vector<int>{1}));
+  EXPECT_EQ(support.tets, (std::vector<int>{1, 2}));  // (a tet led elsewhere touches vertex 2)
+  s.keep_primitive_part(support.segments, support.points, support.tets);
+  EXPECT_TRUE(s.primitive_part);
+  EXPECT_EQ(s.segments, (std::vector<Edge>{{2, 8}}));
+  EXPECT_EQ(s.segment_index(0), 1);
+  EXPECT_EQ(s.points, (std::vector<int>{1}));
+  EXPECT_EQ(s.point_index(0), 1);
+  ASSERT_EQ(s.tets.size(), 2u);
+  EXPECT_EQ(s.tets[1], (std::array<int, 4>{0, 3, 4, 5}));
+  EXPECT_EQ(s.tet_index(1), 2);
+  // The counts and objects stay the whole scene's.
+  EXPECT_EQ(s.num_segments(), 3u);
+  EXPECT_EQ(s.num_points(), 3u);
+  EXPECT_EQ(s.num_tets(), 3u);
+  EXPECT_EQ(s.segment_object[2], 2);
 }
 
 TEST(LocalView, AStitchedGhostBringsItsPartnerIntoGhostsAndSupport) {

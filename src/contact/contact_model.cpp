@@ -70,8 +70,11 @@ ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, Page
   owned_begin_ = owned_begin, owned_end_ = owned_end;
   // A rank that owns every vertex writes every entry: its per-vertex arrays as flat blocks.
   dense_arrays_ = owned_begin == 0 && owned_end == surface_.num_vertices();
-  // A rank's share of the edges (EdgeShare): the median over every rank's own edges.
-  if (surface_.held_edges.size() != surface_.edges.size()) {
+  // A rank's share of the edges (EdgeShare): the median over every rank's own edges. (Every
+  // rank of a run holds a share, so every rank joins the sum; a rank whose share happens to
+  // hold every edge, e.g. the whole ground under a particle slab, too: deciding by its
+  // own counts left the others waiting in the sum.)
+  if (surface_.share) {
     if (!sum_over_ranks) throw std::logic_error("ContactModel: a share of the edges needs sum_over_ranks");
     skin_max_growth_ = kSkinMaxGrowthPerEdge * median_dynamic_edge_length(sum_over_ranks);
   }
@@ -112,8 +115,7 @@ ContactModel::ContactModel(CollisionSurface surface, VertexSpan<Vec3> rest, Page
     }
     rest_ = VertexSpan<Vec3>();
   }
-  if (surface_.held_edges.size() == surface_.edges.size())
-    skin_max_growth_ = kSkinMaxGrowthPerEdge * median_dynamic_edge_length(SumOverRanks());
+  if (!surface_.share) skin_max_growth_ = kSkinMaxGrowthPerEdge * median_dynamic_edge_length(SumOverRanks());
 }
 
 // The median rest length of the dynamic edges, element count / 2 of them in ascending order

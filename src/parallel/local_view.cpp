@@ -108,7 +108,10 @@ LocalView make_local_view(const Scene& scene, MPI_Comm comm, ContactSupport* con
   // (one rank): a list that takes every triangle or stencil is then the scene's own array,
   // borrowed rather than copied.
   const bool identity = lv.vbegin == 0 && lv.ghosts.empty();
-  if (identity && lv.triangles.size() == scene.triangles.size()) {
+  // (Triangles only at one rank: rank 0 of several can lead every triangle and have no
+  // ghosts, e.g. a floor beside particles, but its scene then keeps a part of its triangles,
+  // freeing the whole array a borrow would point into.)
+  if (identity && lv.ranks == 1 && lv.triangles.size() == scene.triangles.size()) {
     lv.triangle_local = BorrowedArray<Tri>::borrow(scene.triangles.whole());
   } else {
     std::vector<Tri> tl;

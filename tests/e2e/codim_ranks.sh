@@ -2,7 +2,7 @@
 # and 3 ranks: every frame's positions equal the 1-rank run's within 1e-7 m (direct
 # solver, Newton tolerance 1e-6 m/s), weft-verify passes every frame, and /mesh holds the
 # rods' segments and the particles; /mesh and /view are the same bytes at every rank count.
-# Then particle_rest.yaml (particles and a plane) alike.
+# Then particle_rest.yaml (particles and a plane) and particle_column.yaml alike.
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/codim/mixed.yaml
 for np in 1 2 3; do
@@ -38,4 +38,13 @@ for np in 1 2 3; do
     || { head diff.txt; fail "grains np=$np positions differ from 1 rank"; }
 done
 check "grains on 3 ranks" "$(h5_values grains3.h5 /mesh/partition | sort -u | wc -l) == 3"
+# A column whose floor goes with its bottom slab: one rank holds every surface edge and
+# leads every triangle, the others none (the edge-length median's sum must still be joined by
+# every rank, and that rank's local triangles outlive its scene's whole triangle array).
+for np in 1 2 3; do
+  run_weft "$np" "$WEFT_DATA/codim/particle_column.yaml" -o "col$np.h5" > "clog$np.txt" || { cat "clog$np.txt"; fail "column np=$np"; }
+  "$WEFT_BIN/weft-verify" "col$np.h5" > /dev/null || fail "weft-verify column np=$np"
+  [ "$np" -eq 1 ] || h5diff -d 1e-7 col1.h5 "col$np.h5" /frames/positions /frames/positions > diff.txt \
+    || { head diff.txt; fail "column np=$np positions differ from 1 rank"; }
+done
 echo "mixed codimensions agree at 1, 2, 3 ranks"

@@ -30,21 +30,22 @@ check "segments" "$(h5_values mixed1.h5 /mesh/segments | wc -l) == 2 * 78"
 check "points" "$(h5_values mixed1.h5 /mesh/points | wc -l) == 50"
 check "rope offset" "$(h5_values mixed1.h5 /mesh/segment_offset | head -1) == 0.004"
 check "grain offset" "$(h5_values mixed1.h5 /mesh/point_offset | head -1) == 0.008"
+# same_at_ranks CASE TAG: CASE at 1, 2 and 3 ranks passes weft-verify, positions within 1e-7 m
+# of the 1-rank run's (TAG1.h5 .. TAG3.h5).
+same_at_ranks() {
+  local np
+  for np in 1 2 3; do
+    run_weft "$np" "$1" -o "$2$np.h5" > "$2log$np.txt" || { cat "$2log$np.txt"; fail "$2 np=$np"; }
+    "$WEFT_BIN/weft-verify" "$2$np.h5" > /dev/null || fail "weft-verify $2 np=$np"
+    [ "$np" -eq 1 ] || h5diff -d 1e-7 "${2}1.h5" "$2$np.h5" /frames/positions /frames/positions > diff.txt \
+      || { head diff.txt; fail "$2 np=$np positions differ from 1 rank"; }
+  done
+}
 # Particles alone beside an obstacle: coordinate bisection, the plane with its nearest grains.
-for np in 1 2 3; do
-  run_weft "$np" "$WEFT_DATA/codim/particle_rest.yaml" -o "grains$np.h5" > "glog$np.txt" || { cat "glog$np.txt"; fail "grains np=$np"; }
-  "$WEFT_BIN/weft-verify" "grains$np.h5" > /dev/null || fail "weft-verify grains np=$np"
-  [ "$np" -eq 1 ] || h5diff -d 1e-7 grains1.h5 "grains$np.h5" /frames/positions /frames/positions > diff.txt \
-    || { head diff.txt; fail "grains np=$np positions differ from 1 rank"; }
-done
+same_at_ranks "$WEFT_DATA/codim/particle_rest.yaml" grains
 check "grains on 3 ranks" "$(h5_values grains3.h5 /mesh/partition | sort -u | wc -l) == 3"
 # A column whose floor goes with its bottom slab: one rank holds every surface edge and
 # leads every triangle, the others none (the edge-length median's sum must still be joined by
 # every rank, and that rank's local triangles outlive its scene's whole triangle array).
-for np in 1 2 3; do
-  run_weft "$np" "$WEFT_DATA/codim/particle_column.yaml" -o "col$np.h5" > "clog$np.txt" || { cat "clog$np.txt"; fail "column np=$np"; }
-  "$WEFT_BIN/weft-verify" "col$np.h5" > /dev/null || fail "weft-verify column np=$np"
-  [ "$np" -eq 1 ] || h5diff -d 1e-7 col1.h5 "col$np.h5" /frames/positions /frames/positions > diff.txt \
-    || { head diff.txt; fail "column np=$np positions differ from 1 rank"; }
-done
+same_at_ranks "$WEFT_DATA/codim/particle_column.yaml" column
 echo "mixed codimensions agree at 1, 2, 3 ranks"

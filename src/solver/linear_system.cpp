@@ -1097,7 +1097,12 @@ std::string LinearSystem::describe() const {
     KSP* sub = nullptr;
     PetscInt nsub = 0;
     MatSolverType sst = nullptr;
-    if (PCBJacobiGetSubKSP(pc, &nsub, nullptr, &sub) == 0 && nsub > 0) {
+    // (Before the first solve the blocks are not set up: PETSc's refusal is expected, and
+    // silenced, not printed to the user as an error.)
+    PetscPushErrorHandler(PetscIgnoreErrorHandler, nullptr);
+    const PetscErrorCode ierr = PCBJacobiGetSubKSP(pc, &nsub, nullptr, &sub);
+    PetscPopErrorHandler();
+    if (ierr == 0 && nsub > 0) {
       PC spc;
       KSPGetPC(sub[0], &spc);
       PCFactorGetMatSolverType(spc, &sst);

@@ -975,19 +975,9 @@ std::vector<long long> first_per_object(const RunInts& objects, size_t O) {
 }
 
 // One complete XdmfBlock per object (name, kind, vertex range, cell type and counts, view
-// group, first triangle), and with `shares` this rank's share of the topologies not written
-// from each rank's own elements (write_view): an object without primitives (its vertices as
-// points) split evenly by cells over the ranks (each rank fills only its rows), and a mixed
-// one (an object with several primitive types: variable-length cells), which rank 0 writes
-// from `mixed` (gathered from every rank's elements by write_view: object -> its cells in
-// case order, input ids). Objects are concatenated in case order, so an object's vertices
+// group, first triangle). Objects are concatenated in case order, so an object's vertices
 // are one range of input ids.
-// With a window, only cells [win_first, win_first + win_cells) of this rank's even share of
-// each object without primitives (and a mixed object's cells only in the window at 0).
-std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, std::vector<TopologyShare>* shares,
-                                     long long win_first = 0,
-                                     long long win_cells = std::numeric_limits<long long>::max(),
-                                     std::vector<ObjectCells>* mixed = nullptr) {
+std::vector<XdmfBlock> object_blocks(const Scene& scene) {
   const size_t O = scene.objects.size();
   std::vector<long long> first(O, -1), count(O, 0), first_tri(O, -1);
   for (int i = 0; i < scene.num_vertices; ++i) {
@@ -1020,23 +1010,34 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
     // A tearing object's corners change per frame (/frames/triangles, global input ids).
     b.frame_topology = scene.objects[o].spare_count > 0 && b.cell == XdmfCell::Triangle && b.first_triangle >= 0;
   }
-  if (!shares) return blocks;
+  return blocks;
+}
 
-  // This rank's cells of each object without primitives: [cell_begin, cell_end).
-  shares->assign(O, TopologyShare{});
-  for (size_t o = 0; o < O; ++o) {
+// This rank's share of the topologies not written from each rank's own elements
+// (write_view): an object without primitives (its vertices as points) split evenly by cells
+// over the ranks (each rank fills only its rows), and a mixed one (an object with several
+// primitive types: variable-length cells), which rank 0 writes from `mixed` (gathered from
+// every rank's elements by write_view: object -> its cells in case order, input ids).
+// With a window, only cells [win_first, win_first + win_cells) of this rank's even share of
+// each object without primitives (and a mixed object's cells only in the window at 0).
+// O(objects + the cells filled): called once per round of write_view's collective writes.
+std::vector<TopologyShare> topology_shares(const std::vector<XdmfBlock>& blocks, int rank, int ranks,
+                                           long long win_first, long long win_cells,
+                                           std::vector<ObjectCells>& mixed) {
+  std::vector<TopologyShare> shares(blocks.size());
+  for (size_t o = 0; o < blocks.size(); ++o) {
     const XdmfBlock& b = blocks[o];
-    TopologyShare& sh = (*shares)[o];
+    TopologyShare& sh = shares[o];
     if (b.cell == XdmfCell::Mixed) {
-      if (rank == 0 && win_first == 0 && mixed) {
+      if (rank == 0 && win_first == 0) {
         sh.end = b.topology_size;
         XdmfBlock copy = b;
-        sh.values = xdmf_topology((*mixed)[o], first[o], copy);
-        (*mixed)[o] = ObjectCells{};
+        sh.values = xdmf_topology(mixed[o], b.first_vertex, copy);
+        mixed[o] = ObjectCells{};
       }
       continue;
     }
-    if (P[o] + S[o] + T[o] + K[o] > 0) continue;  // (from each rank's own elements: write_view)
+    if (!b.vertices_as_points) continue;  // (from each rank's own elements: write_view)
     auto [cell_begin, cell_end] = even_share(b.num_cells, rank, ranks);
     cell_begin = std::min(cell_end, cell_begin + win_first);
     cell_end = std::min(cell_end, cell_begin + std::min(win_cells, cell_end - cell_begin));
@@ -1044,18 +1045,18 @@ std::vector<XdmfBlock> object_blocks(const Scene& scene, int rank, int ranks, st
     sh.end = cell_end * b.nodes_per_cell;
     for (long long v = cell_begin; v < cell_end; ++v) sh.values.push_back(v);
   }
-  return blocks;
+  return shares;
 }
 
 }  // namespace
 
 void ResultFile::write_view() {
   // Every rank writes its share of each object's topology and per-cell object ids, kViewCells
-  // cells of each object at a time (a window of its share, object_blocks), in as many
+  // cells of each object at a time (a window of its share, topology_shares), in as many
   // collective rounds as the largest share needs: at one rank a whole topology was the /view
   // phase's peak (a cloth's: 48 bytes a vertex).
   constexpr long long kViewCells = 1LL << 18;
-  blocks_ = object_blocks(scene_, lv_.rank, lv_.ranks, nullptr);
+  blocks_ = object_blocks(scene_);
   const std::vector<XdmfBlock>& blocks = blocks_;
   const size_t O = blocks.size();
   hid_t view = H5Gcreate2(file_, "view", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -1143,9 +1144,8 @@ void ResultFile::write_view() {
       cells.insert(cells.end(), r.begin() + 3, r.begin() + 3 + kNodes[type]);
     }
   }
-  std::vector<TopologyShare> shares;
   for (long long r = 0; r < rounds; ++r) {
-    object_blocks(scene_, lv_.rank, lv_.ranks, &shares, r * kViewCells, kViewCells, &mixed);
+    std::vector<TopologyShare> shares = topology_shares(blocks, lv_.rank, lv_.ranks, r * kViewCells, kViewCells, mixed);
     for (size_t o = 0; o < O; ++o) {
       const XdmfBlock& b = blocks[o];
       std::vector<long long> topo;
@@ -1220,7 +1220,7 @@ void ResultFile::write_xdmf() const {
   if (frames_ > 0) h5check(H5Dread(ts, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, L.times.data()), "read time");
   H5Dclose(ts);
   L.stats = stat_names(file_);
-  L.blocks = blocks_.empty() ? object_blocks(scene_, 0, 1, nullptr) : blocks_;  // (restart: not built yet)
+  L.blocks = blocks_.empty() ? object_blocks(scene_) : blocks_;  // (restart: not built yet)
   std::ofstream(xdmf) << xdmf_text(L);
 }
 

@@ -55,12 +55,13 @@ void xdmf_shape(long long P, long long S, long long T, long long K, XdmfBlock& b
     if (K > 0) b.cell = XdmfCell::Tetrahedron, b.nodes_per_cell = 4;
     if (S > 0) b.cell = XdmfCell::Polyline, b.nodes_per_cell = 2;
     if (P > 0) b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1;
+    b.vertices_as_points = kinds == 0;
     if (kinds == 0) b.cell = XdmfCell::Polyvertex, b.nodes_per_cell = 1, b.num_cells = b.num_vertices;
     b.topology_size = b.num_cells * b.nodes_per_cell;
   } else {
     // Mixed: each cell is its type code, then (for polyvertices and polylines) its node
     // count, then its nodes.
-    b.cell = XdmfCell::Mixed, b.nodes_per_cell = 0;
+    b.cell = XdmfCell::Mixed, b.nodes_per_cell = 0, b.vertices_as_points = false;
     b.topology_size = 3 * P + 4 * S + 4 * T + 5 * K;
   }
 }

@@ -38,6 +38,8 @@ struct XdmfBlock {
   // /frames/triangles (global input ids), over the whole frame's N points (the torn
   // object's spares join it as the cloth tears; other objects' points are unreferenced).
   bool frame_topology = false;
+  // An object without primitives shows its vertices as points (xdmf_shape).
+  bool vertices_as_points = false;
 };
 
 struct XdmfLayout {

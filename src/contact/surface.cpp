@@ -106,22 +106,22 @@ CollisionSurface build(const TriangleSource<TriAt>& tris, RunInts triangle_objec
                            std::to_string(tri[k]) + ", expected 0.." + std::to_string(num_vertices - 1));
     });
     for (size_t i = 0; i < segments.size(); ++i) {
-      const std::string name = "collision surface: segment " + std::to_string(codim_in.segment_id(i));
+      auto name = [&] { return "collision surface: segment " + std::to_string(codim_in.segment_id(i)); };
       if (segment_object(i) < 0 || segment_object(i) >= no)
-        throw InputError(name + " has object " + std::to_string(segment_object(i)) + ", expected 0.." +
+        throw InputError(name() + " has object " + std::to_string(segment_object(i)) + ", expected 0.." +
                          std::to_string(no - 1));
       for (int k = 0; k < 2; ++k)
         if (segments[i][k] < 0 || segments[i][k] >= num_vertices)
-          throw InputError(name + " has vertex " +
+          throw InputError(name() + " has vertex " +
                            std::to_string(segments[i][k]) + ", expected 0.." + std::to_string(num_vertices - 1));
     }
     for (size_t i = 0; i < points.size(); ++i) {
-      const std::string name = "collision surface: point " + std::to_string(codim_in.point_id(i));
+      auto name = [&] { return "collision surface: point " + std::to_string(codim_in.point_id(i)); };
       if (point_object(i) < 0 || point_object(i) >= no)
-        throw InputError(name + " has object " + std::to_string(point_object(i)) + ", expected 0.." +
+        throw InputError(name() + " has object " + std::to_string(point_object(i)) + ", expected 0.." +
                          std::to_string(no - 1));
       if (points[i] < 0 || points[i] >= num_vertices)
-        throw InputError(name + " is vertex " + std::to_string(points[i]) +
+        throw InputError(name() + " is vertex " + std::to_string(points[i]) +
                          ", expected 0.." + std::to_string(num_vertices - 1));
     }
 

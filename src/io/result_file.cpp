@@ -371,6 +371,29 @@ void read_selected_rows(hid_t ds, const std::vector<int>& input_ids, std::vector
 // Rows of a /mesh dataset a rank fills and writes at a time.
 constexpr size_t kMeshRows = size_t(1) << 16;
 
+// The rod segments, particles or tets a rank leads (first vertex owned: every one by one
+// rank), from its part of the scene: their case-order indices (ascending) and where they
+// are in the scene's lists. /mesh's rows and a single-type object's /view cells of them
+// are written by their leader.
+enum class Primitive { point, segment, tet };
+struct LedPrimitives {
+  std::vector<int> index, at;
+};
+LedPrimitives led_primitives(const Scene& scene, const LocalView& lv, Primitive type) {
+  const size_t held = type == Primitive::point ? scene.points.size()
+                      : type == Primitive::segment ? scene.segments.size() : scene.tets.size();
+  LedPrimitives led;
+  for (size_t k = 0; k < held; ++k) {
+    const int first = type == Primitive::point ? scene.points[k]
+                      : type == Primitive::segment ? scene.segments[k][0] : scene.tets[k][0];
+    if (first < lv.vbegin || first >= lv.vend) continue;
+    led.index.push_back(type == Primitive::point ? scene.point_index(k)
+                        : type == Primitive::segment ? scene.segment_index(k) : scene.tet_index(k));
+    led.at.push_back(static_cast<int>(k));
+  }
+  return led;
+}
+
 // Rows [begin, end) of the open dataset `ds` (this rank's share; `fill(i, out)` gives row
 // i's `per` values), filled and written kMeshRows rows at a time: every rank takes part in
 // as many collective writes as the largest share needs, and none holds its whole share in
@@ -496,31 +519,26 @@ ResultFile::ResultFile(const std::string& path, const Scene& scene, const LocalV
   });
   // Rod segments and particles, case order, input vertex ids (empty datasets without them);
   // volume elements (positively oriented at rest). Each rank writes the rows of those it
-  // leads (first vertex owned: every one once), from its part: `rows` their indices, `at`
-  // their entries in the scene's lists.
+  // leads, from its part.
   {
-    auto owned = [&](int v) { return v >= lv.vbegin && v < lv.vend; };
-    std::vector<int> rows, at;
-    auto lead = [&](size_t held, auto first_vertex, auto index) {
-      rows.clear(), at.clear();
-      for (size_t k = 0; k < held; ++k)
-        if (owned(first_vertex(k))) rows.push_back(index(k)), at.push_back(static_cast<int>(k));
-    };
-    lead(scene.segments.size(), [&](size_t k) { return scene.segments[k][0]; },
-         [&](size_t k) { return scene.segment_index(k); });
-    write_rows("segments", H5T_NATIVE_LLONG, 0LL, scene.num_segments(), 2, rows, [&](size_t j, long long* o) {
-      for (int a = 0; a < 2; ++a) o[a] = scene.input_of_solver[scene.segments[at[j]][a]];
+    const LedPrimitives seg = led_primitives(scene, lv, Primitive::segment);
+    write_rows("segments", H5T_NATIVE_LLONG, 0LL, scene.num_segments(), 2, seg.index, [&](size_t j, long long* o) {
+      for (int a = 0; a < 2; ++a) o[a] = scene.input_of_solver[scene.segments[seg.at[j]][a]];
     });
-    write_rows("segment_offset", H5T_NATIVE_DOUBLE, 0.0, scene.num_segments(), 1, rows,
-               [&](size_t j, double* o) { *o = scene.objects[scene.segment_object[rows[j]]].offset; });
-    lead(scene.points.size(), [&](size_t k) { return scene.points[k]; }, [&](size_t k) { return scene.point_index(k); });
-    write_rows("points", H5T_NATIVE_LLONG, 0LL, scene.num_points(), 1, rows,
-               [&](size_t j, long long* o) { *o = scene.input_of_solver[scene.points[at[j]]]; });
-    write_rows("point_offset", H5T_NATIVE_DOUBLE, 0.0, scene.num_points(), 1, rows,
-               [&](size_t j, double* o) { *o = scene.objects[scene.point_object[rows[j]]].offset; });
-    lead(scene.tets.size(), [&](size_t k) { return scene.tets[k][0]; }, [&](size_t k) { return scene.tet_index(k); });
-    write_rows("tets", H5T_NATIVE_LLONG, 0LL, scene.num_tets(), 4, rows, [&](size_t j, long long* o) {
-      for (int a = 0; a < 4; ++a) o[a] = scene.input_of_solver[scene.tets[at[j]][a]];
+    write_rows("segment_offset", H5T_NATIVE_DOUBLE, 0.0, scene.num_segments(), 1, seg.index,
+               [&](size_t j, double* o) { *o = scene.objects[scene.segment_object[seg.index[j]]].offset; });
+  }
+  {
+    const LedPrimitives pts = led_primitives(scene, lv, Primitive::point);
+    write_rows("points", H5T_NATIVE_LLONG, 0LL, scene.num_points(), 1, pts.index,
+               [&](size_t j, long long* o) { *o = scene.input_of_solver[scene.points[pts.at[j]]]; });
+    write_rows("point_offset", H5T_NATIVE_DOUBLE, 0.0, scene.num_points(), 1, pts.index,
+               [&](size_t j, double* o) { *o = scene.objects[scene.point_object[pts.index[j]]].offset; });
+  }
+  {
+    const LedPrimitives tets = led_primitives(scene, lv, Primitive::tet);
+    write_rows("tets", H5T_NATIVE_LLONG, 0LL, scene.num_tets(), 4, tets.index, [&](size_t j, long long* o) {
+      for (int a = 0; a < 4; ++a) o[a] = scene.input_of_solver[scene.tets[tets.at[j]][a]];
     });
   }
   // Object names and kinds, one per line in case order (object_id indexes them).
@@ -1081,37 +1099,35 @@ void ResultFile::write_view() {
     rounds = std::max(rounds, (end - begin + kViewCells - 1) / kViewCells);
   }
   MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
-  // The elements this rank leads (first vertex owned: every element once): held element k
-  // of each list is its `type` (0 point, 1 segment, 2 triangle, 3 tet; a mixed topology's
-  // order), case-order index, object and input-id nodes, or not this rank's (false). A
-  // volume's triangles are its tets' faces, not its cells.
+  // The elements this rank leads (first vertex owned: every element once), by `type` (0
+  // point, 1 segment, 2 triangle, 3 tet: a mixed topology's order): led element k of a type
+  // is its case-order index, object and input-id nodes, or none (false): a volume's
+  // triangles are its tets' faces, not its cells.
   const std::vector<long long> first_of[4] = {first_per_object(scene_.point_object, O),
                                               first_per_object(scene_.segment_object, O), {},
                                               first_per_object(scene_.tet_object, O)};
   const std::vector<long long> tets_of = per_object(scene_.tet_object, O);
+  const LedPrimitives led_of[4] = {led_primitives(scene_, lv_, Primitive::point),
+                                   led_primitives(scene_, lv_, Primitive::segment), {},
+                                   led_primitives(scene_, lv_, Primitive::tet)};
   struct Cell {
     int index = 0, object = 0;
     long long v[4] = {0, 0, 0, 0};
   };
-  auto owned = [&](int v) { return v >= lv_.vbegin && v < lv_.vend; };
-  auto held = [&](int type) -> size_t {
-    return type == 0 ? scene_.points.size() : type == 1 ? scene_.segments.size()
-         : type == 2 ? lv_.triangles.size() : scene_.tets.size();
-  };
+  auto count_led = [&](int type) { return type == 2 ? lv_.triangles.size() : led_of[type].index.size(); };
   constexpr int kNodes[4] = {1, 2, 3, 4};
   auto led = [&](int type, size_t k, Cell& c) {
     const int* v = nullptr;
-    if (type == 0) {
-      v = &scene_.points[k], c.index = scene_.point_index(k), c.object = scene_.point_object[c.index];
-    } else if (type == 1) {
-      v = scene_.segments[k].data(), c.index = scene_.segment_index(k), c.object = scene_.segment_object[c.index];
-    } else if (type == 2) {
+    if (type == 2) {
       c.index = lv_.triangles[k], v = scene_.triangles[c.index].data(), c.object = scene_.triangle_object[c.index];
       if (tets_of[c.object] > 0) return false;
     } else {
-      v = scene_.tets[k].data(), c.index = scene_.tet_index(k), c.object = scene_.tet_object[c.index];
+      c.index = led_of[type].index[k];
+      const int at = led_of[type].at[k];
+      v = type == 0 ? &scene_.points[at] : type == 1 ? scene_.segments[at].data() : scene_.tets[at].data();
+      c.object = type == 0 ? scene_.point_object[c.index]
+                 : type == 1 ? scene_.segment_object[c.index] : scene_.tet_object[c.index];
     }
-    if (!owned(v[0])) return false;
     for (int a = 0; a < kNodes[type]; ++a) c.v[a] = scene_.input_of_solver[v[a]];
     return true;
   };
@@ -1122,7 +1138,7 @@ void ResultFile::write_view() {
     std::vector<long long> mine;
     Cell c;
     for (int type = 0; type < 4; ++type)
-      for (size_t k = 0; k < held(type); ++k)
+      for (size_t k = 0; k < count_led(type); ++k)
         if (led(type, k, c) && blocks[c.object].cell == XdmfCell::Mixed)
           mine.insert(mine.end(), {type, c.index, c.object, c.v[0], c.v[1], c.v[2], c.v[3]});
     int count = static_cast<int>(mine.size());
@@ -1164,7 +1180,7 @@ void ResultFile::write_view() {
   // type a round: no rank reads another's elements (issue 20 point 3).
   constexpr XdmfCell kCell[4] = {XdmfCell::Polyvertex, XdmfCell::Polyline, XdmfCell::Triangle, XdmfCell::Tetrahedron};
   for (int type = 0; type < 4; ++type) {
-    const size_t n = held(type);
+    const size_t n = count_led(type);
     long long type_rounds = static_cast<long long>((n + kViewCells - 1) / kViewCells);
     MPI_Allreduce(MPI_IN_PLACE, &type_rounds, 1, MPI_LONG_LONG, MPI_MAX, lv_.comm);
     std::vector<std::vector<RowRun>> runs(O);

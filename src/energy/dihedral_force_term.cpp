@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/reserve_for_append.hpp"
 #include "core/scene.hpp"
 #include "energy/dihedral_force.hpp"
 #include "energy/registry.hpp"
@@ -66,6 +67,8 @@ void build(const ObjectStencils& o, ElementSet& set) {
   if (given == 0) return;
   const double D = shell_flexural_rigidity(o.spec.material);
   std::vector<DihedralForceRest>& rest = set.rest<DihedralForceRest>();
+  reserve_for_append(rest, o.hinges.size());  // (at most: hinges with k = 0 are left out)
+  reserve_for_append(set.vertices, 4 * o.hinges.size());
   for (const auto& h : o.hinges) {
     Vec12 X;
     X << o.rest[h[0]], o.rest[h[1]], o.rest[h[2]], o.rest[h[3]];

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/reserve_for_append.hpp"
 #include "core/scene.hpp"
 #include "energy/registry.hpp"
 #include "energy/rod_bending.hpp"
@@ -82,6 +83,8 @@ void build_bends(const ObjectStencils& o, ElementSet& set) {
   const std::vector<std::array<int, 3>> triples = rod_bend_triples(o.segments, o.rest);
   if (triples.empty()) return;
   std::vector<RodBendRest>& rest = set.rest<RodBendRest>();
+  reserve_for_append(rest, triples.size());
+  reserve_for_append(set.vertices, 3 * triples.size());
   for (const auto& t : triples) {
     set.vertices.insert(set.vertices.end(), t.begin(), t.end());
     set.push_object(o.object);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/reserve_for_append.hpp"
 #include "core/scene.hpp"
 #include "energy/registry.hpp"
 #include "energy/rod_stretch.hpp"
@@ -144,6 +145,8 @@ void build_segments(const ObjectStencils& o, ElementSet& set) {
   const MaterialSpec& mat = o.spec.material;
   if (!(mat.radius > 0)) throw InputError("rod stretching needs radius > 0");
   const double k = mat.youngs * M_PI * mat.radius * mat.radius;
+  reserve_for_append(rest, o.segments.size());
+  reserve_for_append(set.vertices, 2 * o.segments.size());
   for (const Edge& s : o.segments) {
     const double L = (o.rest[s[1]] - o.rest[s[0]]).norm();
     if (!(L > 0)) throw InputError("rod has a zero-length rest segment");

@@ -1,6 +1,7 @@
 // Fixed-corotated elasticity over a volume's tets (energy/volume_fixed_corotated.hpp), with
 // the tet-inversion feasibility test; build_tets (shared by the volume models) lives here.
 #include "core/error.hpp"
+#include "core/reserve_for_append.hpp"
 #include "energy/volume_fixed_corotated.hpp"
 #include "energy/volume_term.hpp"
 #include "io/case_spec.hpp"
@@ -11,6 +12,9 @@ void build_tets(const ObjectStencils& o, ElementSet& set) {
   std::vector<VolumeRest>& rest = set.rest<VolumeRest>();
   const MaterialSpec& mat = o.spec.material;
   const VolumeParams p = volume_params(mat.youngs, mat.poisson);
+  // (room first: a push_back's last doubling of the rest data was a volume build's peak)
+  reserve_for_append(rest, o.tets.size());
+  reserve_for_append(set.vertices, 4 * o.tets.size());
   for (const auto& t : o.tets) {
     set.vertices.insert(set.vertices.end(), t.begin(), t.end());
     set.push_object(o.object);

@@ -164,11 +164,15 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
         twarp.push_back(orthotropic_warp(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], os.material.aniso_limit,
                                          textured ? &m.triangle_uv[k] : nullptr));
     }
+    reserve_for_append(segs, m.segments.size());
+    reserve_for_append(sobj, m.segments.size());
     for (const Edge& e : m.segments) {
       segs.push_back({e[0] + base, e[1] + base});
       sobj.push_back(static_cast<int>(o));
     }
     const size_t first_tet = tets.size();
+    reserve_for_append(tets, m.tets.size());
+    reserve_for_append(tetobj, m.tets.size());
     for (const auto& t : m.tets) {
       tets.push_back({t[0] + base, t[1] + base, t[2] + base, t[3] + base});
       tetobj.push_back(static_cast<int>(o));
@@ -183,11 +187,18 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
       for (size_t v = 0; v < used.size(); ++v)
         if (!used[v]) pts.push_back(base + static_cast<int>(v)), pobj.push_back(static_cast<int>(o));
     }
+    // (The mesh's tets are in `tets` now; only the stitch matching reads the mesh again.)
+    if (spec.stitches.empty()) std::vector<std::array<int, 4>>().swap(m.tets);
     // The object's stencils go to the sets of the terms registered for its (kind, model)
     // under the case's method.
     std::vector<const TermFactory*> terms = terms_for(os.kind, os.material.model, spec.method);
     if (!terms.empty()) {
-      std::vector<Tri> otris(tris.begin() + first_tri, tris.end());
+      // The object's triangles and tets in input ids: the scene's lists themselves when the
+      // object is their first (a copy only of a later object's: ~12 bytes a triangle and 16
+      // a tet less at the build's peak for a one-object scene).
+      std::vector<Tri> otris_copy;
+      if (first_tri > 0) otris_copy.assign(tris.begin() + first_tri, tris.end());
+      const std::vector<Tri>& otris = first_tri > 0 ? otris_copy : tris;
       // (The hinges moved out of the topology, whose other arrays are freed at once.)
       std::vector<std::array<int, 4>> ohinges = build_topology(m).hinges;
       for (auto& h : ohinges)
@@ -195,7 +206,9 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
       std::vector<Edge> osegs;
       osegs.reserve(m.segments.size());
       for (const Edge& e : m.segments) osegs.push_back({e[0] + base, e[1] + base});
-      const std::vector<std::array<int, 4>> otets(tets.begin() + first_tet, tets.end());
+      std::vector<std::array<int, 4>> otets_copy;
+      if (first_tet > 0) otets_copy.assign(tets.begin() + first_tet, tets.end());
+      const std::vector<std::array<int, 4>>& otets = first_tet > 0 ? otets_copy : tets;
       const ObjectStencils stencils{static_cast<int>(o), os,     X,     otris, ohinges, osegs, otets,
                                     textured ? &m.triangle_uv : nullptr};
       for (const TermFactory* f : terms)
@@ -486,6 +499,8 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
   // Rods: rho pi r^2 per unit length, each segment's mass half to each end; particles:
   // rho 4/3 pi r^3 each.
   const double pi = 3.14159265358979323846;
+  s.segments.reserve(segs.size());
+  s.points.reserve(pts.size());
   for (size_t k = 0; k < segs.size(); ++k) {
     const Edge e{solver_of_input[segs[k][0]], solver_of_input[segs[k][1]]};
     s.segments.push_back(e);
@@ -502,7 +517,12 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
     const MaterialSpec& mat = spec.objects[pobj[k]].material;
     s.mass.ref(v) += mat.density * 4.0 / 3.0 * pi * mat.radius * mat.radius * mat.radius;
   }
+  std::vector<Edge>().swap(segs);
+  std::vector<int>().swap(sobj);
+  std::vector<int>().swap(pts);
+  std::vector<int>().swap(pobj);
   // Volumes: rho V / 4 to each vertex of a tet of rest volume V.
+  s.tets.reserve(tets.size());
   for (size_t k = 0; k < tets.size(); ++k) {
     std::array<int, 4> t;
     for (int a = 0; a < 4; ++a) t[a] = solver_of_input[tets[k][a]];
@@ -513,6 +533,8 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
     const double quarter = spec.objects[tetobj[k]].material.density * V / 4.0;
     for (int v : t) s.mass.ref(v) += quarter;
   }
+  std::vector<std::array<int, 4>>().swap(tets);
+  std::vector<int>().swap(tetobj);
   for (RunInts* objects : {&s.segment_object, &s.point_object, &s.tet_object}) objects->compact();
   // material.vertex_mass replaces the lumped masses (tests, comparisons with other codes).
   for (int v = 0; v < n; ++v) {

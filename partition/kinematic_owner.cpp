@@ -94,6 +94,18 @@ std::vector<int> loose_kinematic_vertices(const VertexGraph& g, int first, const
   return loose;
 }
 
+std::vector<std::pair<double, int>> nearest_points(const std::vector<Vec3>& queries, const std::vector<Vec3>& x,
+                                                   const std::vector<int>& candidates) {
+  std::vector<std::pair<double, int>> out;
+  out.reserve(queries.size());
+  const NearestGrid grid(x, candidates);
+  for (const Vec3& q : queries) {
+    const int v = grid.nearest(q);
+    out.emplace_back((x[v] - q).squaredNorm(), v);
+  }
+  return out;
+}
+
 void attach_kinematic_to_nearest(const VertexGraph& g, const std::vector<Vec3>& x, const std::vector<char>& kinematic,
                                  std::vector<int>& part) {
   attach_kinematic_to_nearest(loose_kinematic_vertices(g, 0, kinematic), x, kinematic, part);

@@ -10,6 +10,7 @@
 // instead joins the part of its nearest dynamic vertex at the start, so its pairs and its
 // halo traffic stay with the rank that owns the cloth beside it.
 #pragma once
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -28,6 +29,13 @@ std::vector<int> loose_kinematic_vertices(const VertexGraph& g, int first, const
 // move would leave a part empty (fewer dynamic vertices than parts).
 void attach_kinematic_to_nearest(const std::vector<int>& loose, const std::vector<Vec3>& x,
                                  const std::vector<char>& kinematic, std::vector<int>& part);
+
+// For each query point, the nearest of the points x[v], v in `candidates` (ascending; not
+// empty), and its squared distance: exactly the vertex attach_kinematic_to_nearest picks
+// (ties to the lower v). A rank holding some of the candidates answers for its own, and the
+// ranks' answers combine by (distance, id) (io/particle_parts).
+std::vector<std::pair<double, int>> nearest_points(const std::vector<Vec3>& queries, const std::vector<Vec3>& x,
+                                                   const std::vector<int>& candidates);
 
 // The same, with the loose vertices found in the whole graph g.
 void attach_kinematic_to_nearest(const VertexGraph& g, const std::vector<Vec3>& x, const std::vector<char>& kinematic,

@@ -11,6 +11,7 @@
 #include "energy/registry.hpp"
 #include "energy/warp_direction.hpp"
 #include "io/case_loader.hpp"
+#include "io/particle_parts.hpp"
 #include "io/scene_parts.hpp"
 #include "io/stitch_match.hpp"
 #include "mesh/topology.hpp"
@@ -585,6 +586,8 @@ Scene build_scene(const CaseSpec& spec, int ranks, const SceneOptions& options) 
   const bool send = options.send_parts && ranks > 1 && options.comm != MPI_COMM_NULL;
   if (send) MPI_Comm_rank(options.comm, &rank);
   if (!send) return build_whole_scene(spec, ranks, options, nullptr);
+  // A particle scene: every rank builds its own part (io/particle_parts.hpp).
+  if (builds_particle_parts(spec)) return build_particle_part(spec, options);
   if (rank != 0) return receive_scene_part(spec, options.comm);
   // Rank 0: its failure reaches every rank as the same error (they wait for their parts).
   PartsSender sender(options.comm);

@@ -145,4 +145,21 @@ TriMesh make_rod_net(double size_a, double size_b, int m, int n, int subdivision
 // hash make_grid uses); jitter = 0 gives the exact lattice whatever the seed.
 TriMesh make_particle_block(const Vec3& size, int nx, int ny, int nz, double jitter = 0.0, unsigned seed = 1);
 
+// The same block by index: particle v's position without the others (a rank generating its
+// share of a large block, io/particle_parts.hpp). The constructor checks the arguments as
+// make_particle_block does; position(v) is make_particle_block(...).vertices[v], bit for bit.
+class ParticleLattice {
+ public:
+  ParticleLattice(const Vec3& size, int nx, int ny, int nz, double jitter = 0.0, unsigned seed = 1);
+  long long count() const { return static_cast<long long>(n_[0]) * n_[1] * n_[2]; }
+  Vec3 position(long long v) const;
+
+ private:
+  int n_[3];
+  std::vector<double> coord_[3];  // lattice coordinates per axis
+  double spacing_[3];
+  double jitter_;
+  unsigned seed_;
+};
+
 }  // namespace weft

@@ -2,7 +2,8 @@
 # and 3 ranks: every frame's positions equal the 1-rank run's within 1e-7 m (direct
 # solver, Newton tolerance 1e-6 m/s), weft-verify passes every frame, and /mesh holds the
 # rods' segments and the particles; /mesh and /view are the same bytes at every rank count.
-# Then particle_rest.yaml (particles and a plane) and particle_column.yaml alike.
+# Then particle_rest.yaml (particles and a plane), particle_column.yaml and
+# local/particle_parts.yaml alike.
 source "$(dirname "$0")/../lib/common.bash"
 C=$WEFT_DATA/codim/mixed.yaml
 for np in 1 2 3; do
@@ -51,4 +52,13 @@ check "grains on 3 ranks" "$(h5_values grains3.h5 /mesh/partition | sort -u | wc
 # leads every triangle, the others none (the edge-length median's sum must still be joined by
 # every rank, and that rank's local triangles outlive its scene's whole triangle array).
 same_at_ranks "$WEFT_DATA/codim/particle_column.yaml" column
+# Particles each rank builds its own part of (io/particle_parts.hpp): obstacles before,
+# between and after two blocks, pinned and moving grains, jitter, a rotated block.
+same_at_ranks "$WEFT_DATA/local/particle_parts.yaml" parts
+for np in 2 3; do
+  for ds in rest_positions object_id triangles points point_offset; do
+    h5diff -d 0 parts1.h5 "parts$np.h5" /mesh/$ds /mesh/$ds > diff.txt || { head diff.txt; fail "parts np=$np /mesh/$ds differs"; }
+  done
+  h5diff -r parts1.h5 "parts$np.h5" /view /view > diff.txt || { head diff.txt; fail "parts np=$np /view differs"; }
+done
 echo "mixed codimensions agree at 1, 2, 3 ranks"

@@ -1,5 +1,6 @@
-// A scene built on rank 0 and sent out in parts (io/scene_parts.hpp, SceneOptions::send_parts)
-// at 1, 2 and 3 ranks: every rank's part must hold exactly what the whole scene, built on
+// A scene built on rank 0 and sent out in parts (io/scene_parts.hpp, SceneOptions::send_parts),
+// or a particle scene each rank builds its own part of (io/particle_parts.hpp), at 1, 2 and
+// 3 ranks: every rank's part must hold exactly what the whole scene, built on
 // this process alone and cut the way a run cuts it (LocalView's support, the triangles with a
 // vertex in the block, the stencils touching the block), holds there: the same values, ids,
 // objects, whole-set indices and rest bytes. And no rank but 0 receives more than its part.
@@ -16,6 +17,7 @@
 #include "energy/membrane_orthotropic.hpp"
 #include "energy/tri_rest.hpp"
 #include "io/case_loader.hpp"
+#include "io/particle_parts.hpp"
 #include "io/scene_loader.hpp"
 #include "parallel/local_view.hpp"
 
@@ -170,6 +172,52 @@ TEST(SceneParts, EveryRankReceivesTheWholeBuildsPart) {
       expect_same_part(whole, part, rank, path);
     }
   }
+}
+
+// A particle scene: every rank builds its own part (io/particle_parts.hpp), rank 0 included,
+// and each is the whole build's part, value for value.
+TEST(SceneParts, ParticlePartsBuiltByEveryRank) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::string data = std::string(WEFT_TEST_DIR) + "/data/";
+  for (const std::string& path : {data + "local/particle_parts.yaml", data + "codim/particle_column.yaml",
+                                  data + "codim/particle_rest.yaml"}) {
+    const weft::CaseSpec spec = weft::load_case(path, {});
+    ASSERT_TRUE(weft::builds_particle_parts(spec)) << path;
+    weft::SceneOptions options;
+    options.comm = MPI_COMM_WORLD;
+    options.send_parts = true;
+    const weft::Scene part = weft::build_scene(spec, ranks, options);
+    const weft::Scene whole = weft::build_scene(spec, ranks, weft::SceneOptions{});
+    if (ranks > 1) {
+      EXPECT_TRUE(part.vertex_part && part.triangle_part) << path;
+      expect_same_part(whole, part, rank, path);
+    }
+  }
+  // Not built so: a scene with a mesh object, or particles read from a file.
+  EXPECT_FALSE(weft::builds_particle_parts(weft::load_case(data + "codim/mixed.yaml", {})));
+  EXPECT_FALSE(weft::builds_particle_parts(weft::load_case(std::string(WEFT_TEST_DIR) + "/../cases/drape_default.yaml", {})));
+}
+
+// A pin box selecting no particle on any rank: every rank throws the whole build's error.
+TEST(SceneParts, ParticlePinSelectingNothingIsEveryRanksError) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  weft::CaseSpec spec = weft::load_case(std::string(WEFT_TEST_DIR) + "/data/local/particle_parts.yaml", {});
+  weft::PinSpec far = spec.objects[3].pins[0];
+  far.box_min = weft::Vec3::Constant(100.0), far.box_max = weft::Vec3::Constant(101.0);
+  spec.objects[3].pins.push_back(far);
+  weft::SceneOptions options;
+  options.comm = MPI_COMM_WORLD;
+  options.send_parts = true;
+  std::string message;
+  try {
+    weft::build_scene(spec, ranks, options);
+  } catch (const weft::InputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("objects[3].pins[2].box selects no vertex"), std::string::npos) << message;
 }
 
 // PT-Scotch: rank 0 hands every rank its slice of the graph's rows, every rank joins the

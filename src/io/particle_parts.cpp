@@ -281,6 +281,8 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
     MPI_Allgather(&mine, 1, MPI_INT, s.vertex_range.data() + 1, 1, MPI_INT, comm);
     for (int r = 0; r < ranks; ++r) s.vertex_range[r + 1] += s.vertex_range[r];
   }
+  for (int r = 0; r < ranks; ++r)
+    if (s.vertex_range[r + 1] == s.vertex_range[r]) throw InputError(empty_rank_message(spec, r, ranks));
   const int lo = s.vertex_range[rank], hi = s.vertex_range[rank + 1];
 
   // 5. The maps every rank holds, as runs gathered from every rank's block.

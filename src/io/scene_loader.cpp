@@ -74,6 +74,13 @@ std::vector<int> stencils_touching(const ElementSet& set, int lo, int hi) {
   return mine;
 }
 
+std::string empty_rank_message(const CaseSpec& spec, int rank, int ranks) {
+  // (A rank owning no vertex would leave the others waiting in the first step's collectives.)
+  return spec.path + ": the partition leaves rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+         " without a vertex (too few free vertices or particles to split over " + std::to_string(ranks) +
+         " ranks): run on fewer ranks";
+}
+
 void cut_sets_to_rank(Scene& s, int rank) {
   for (ElementSet& set : s.element_sets) {
     set.keep(stencils_touching(set, s.vertex_range[rank], s.vertex_range[rank + 1]));
@@ -440,6 +447,12 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
   // A stitch pair lives on one rank (b goes to a's part): its spring, its weld test and,
   // once welded, its one unknown are then local to that rank.
   for (const auto& p : stitch_pairs) part[p[1]] = part[p[0]];
+  if (ranks > 1) {
+    std::vector<int> sizes(ranks, 0);
+    for (int p : part) ++sizes[p];
+    for (int r = 0; r < ranks; ++r)
+      if (sizes[r] == 0) throw InputError(empty_rank_message(spec, r, ranks));
+  }
 
   // 3. Renumber: solver id ordered by (part, input id), so each part is one block.
   // (Plain while the scene is built; the Scene keeps them as runs of consecutive ids.)

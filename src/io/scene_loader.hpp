@@ -7,6 +7,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 #include "core/scene.hpp"
@@ -51,6 +52,8 @@ void add_object(const CaseSpec& spec, size_t o, Scene& s, int* obstacle_motion, 
 // The stencils of `set` with a vertex in [lo, hi), ascending.
 std::vector<int> stencils_touching(const ElementSet& set, int lo, int hi);
 
+// The input error of a partition leaving `rank` without a vertex.
+std::string empty_rank_message(const CaseSpec& spec, int rank, int ranks);
 // Cuts the scene's element sets to the stencils touching a vertex of `rank`'s block (what its
 // matrix rows, LocalView and terms read): Scene::sets_rank = rank.
 void cut_sets_to_rank(Scene& s, int rank);

@@ -32,6 +32,12 @@ CASE
 expect_input_error "more ranks than vertices" $WEFT_MPIEXEC -n 3 "$W" one_segment.yaml -o bad.h5
 grep -q "^weft: error: one_segment.yaml: cannot split 2 vertices over 3 ranks" err.txt || fail "more ranks than vertices: $(cat err.txt)"
 [ ! -e bad.h5 ] || fail "more ranks than vertices: a result file was written"
+# More ranks than particles: each rank builds its own part, and a rank left without a
+# vertex (it would wait forever in the first step) is refused on every rank alike.
+expect_input_error "more ranks than particles" $WEFT_MPIEXEC -n 3 "$W" "$WEFT_DATA/local/two_grains.yaml" -o bad.h5
+grep -q "^weft: error: .*two_grains.yaml: the partition leaves rank 0 of 3 without a vertex" err.txt \
+  || fail "more ranks than particles: $(cat err.txt)"
+[ ! -e bad.h5 ] || fail "more ranks than particles: a result file was written"
 expect_input_error "unknown --set key" "$W" "$C" --set time.dtt=0.1 -o bad.h5
 expect_input_error "negative dt via --set" "$W" "$C" --set time.dt=-0.1 -o bad.h5
 expect_input_error "missing case file" "$W" no_such_case.yaml

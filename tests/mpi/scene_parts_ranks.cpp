@@ -110,10 +110,11 @@ void expect_same_part(const weft::Scene& whole, const weft::Scene& part, int ran
   // The warp directions of its triangles; the segments, points and tets with a vertex in its
   // block, with their indices, and no others.
   EXPECT_EQ(part.triangle_warp.empty(), whole.triangle_warp.empty()) << name;
-  if (!whole.triangle_warp.empty())
+  if (!whole.triangle_warp.empty()) {
     for (int t : support.triangles)
       for (int d = 0; d < 3; ++d)
         EXPECT_TRUE(same_bits(part.triangle_warp[t][d], whole.triangle_warp[t][d])) << name << " triangle " << t;
+  }
   EXPECT_TRUE(part.primitive_part) << name;
   EXPECT_TRUE(part.segment_ids == support.segments) << name;
   EXPECT_TRUE(part.point_ids == support.points) << name;
@@ -218,6 +219,32 @@ TEST(SceneParts, ParticlePinSelectingNothingIsEveryRanksError) {
     message = e.what();
   }
   EXPECT_NE(message.find("objects[3].pins[2].box selects no vertex"), std::string::npos) << message;
+}
+
+// More ranks than the scene can give a vertex each: an input error on every rank, whichever
+// way the scene is built (by every rank for its part, or whole), not a run whose empty rank
+// leaves the others waiting.
+TEST(SceneParts, ARankWithoutAVertexIsRefused) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const weft::CaseSpec spec = weft::load_case(std::string(WEFT_TEST_DIR) + "/data/local/two_grains.yaml", {});
+  for (bool send : {true, false}) {
+    weft::SceneOptions options;
+    options.comm = MPI_COMM_WORLD;
+    options.send_parts = send;
+    std::string message;
+    try {
+      weft::build_scene(spec, ranks, options);
+    } catch (const weft::InputError& e) {
+      message = e.what();
+    }
+    if (ranks <= 2) {
+      EXPECT_EQ(message, "") << send;
+    } else {
+      EXPECT_NE(message.find("two_grains.yaml: the partition leaves rank 0 of 3 without a vertex"), std::string::npos)
+          << send << ": " << message;
+    }
+  }
 }
 
 // PT-Scotch: rank 0 hands every rank its slice of the graph's rows, every rank joins the

@@ -22,10 +22,6 @@ namespace weft {
 
 namespace {
 
-bool in_box(const Vec3& p, const PinSpec& pin) {
-  return (p.array() >= pin.box_min.array()).all() && (p.array() <= pin.box_max.array()).all();
-}
-
 // One vertex of this rank's share (a particle) or of its block.
 struct Vertex {
   int input = 0;   // input id (case order)
@@ -104,10 +100,8 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
       add_object(spec, o, s, &obstacle_motion, &pin_motion);
       for (size_t k = 0; k < os.pins.size(); ++k) {
         bool any = false;
-        for (const Vec3& p : m.vertices) any = any || in_box(p, os.pins[k]);
-        if (!any)
-          throw InputError(spec.path + ": objects[" + std::to_string(o) + "].pins[" + std::to_string(k) +
-                           "].box selects no vertex (boxes are in world coordinates, after the transform)");
+        for (const Vec3& p : m.vertices) any = any || in_pin_box(p, os.pins[k]);
+        if (!any) throw InputError(pin_selects_nothing(spec, o, k));
       }
       for (size_t v = 0; v < m.vertices.size(); ++v)
         obstacle.push_back({static_cast<int>(n + static_cast<long long>(v)), -1, static_cast<int>(o), obstacle_motion,
@@ -140,7 +134,7 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
       const Vec3& p = slab.vertices[v];
       int mo = obstacle_motion;
       for (size_t k = 0; k < os.pins.size(); ++k)
-        if (in_box(p, os.pins[k])) {
+        if (in_pin_box(p, os.pins[k])) {
           selects[k] = 1;
           if (mo < 0) mo = pin_motion[k];
         }
@@ -150,9 +144,7 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
     if (!selects.empty())
       MPI_Allreduce(MPI_IN_PLACE, selects.data(), static_cast<int>(selects.size()), MPI_INT, MPI_MAX, comm);
     for (size_t k = 0; k < selects.size(); ++k)
-      if (!selects[k])
-        throw InputError(spec.path + ": objects[" + std::to_string(o) + "].pins[" + std::to_string(k) +
-                         "].box selects no vertex (boxes are in world coordinates, after the transform)");
+      if (!selects[k]) throw InputError(pin_selects_nothing(spec, o, k));
     point_objects.emplace_back(static_cast<int>(o), count);
     n += count, points += count;
   }

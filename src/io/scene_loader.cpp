@@ -21,13 +21,14 @@
 #include "partition/metis_partition.hpp"
 
 namespace weft {
-namespace {
-
-bool in_box(const Vec3& p, const PinSpec& pin) {
+bool in_pin_box(const Vec3& p, const PinSpec& pin) {
   return (p.array() >= pin.box_min.array()).all() && (p.array() <= pin.box_max.array()).all();
 }
 
-}  // namespace
+std::string pin_selects_nothing(const CaseSpec& spec, std::size_t o, std::size_t k) {
+  return spec.path + ": objects[" + std::to_string(o) + "].pins[" + std::to_string(k) +
+         "].box selects no vertex (boxes are in world coordinates, after the transform)";
+}
 
 void add_object(const CaseSpec& spec, size_t o, Scene& s, int* obstacle_motion, std::vector<int>* pin_motion) {
   const ObjectSpec& os = spec.objects[o];
@@ -132,7 +133,7 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
       vobj.push_back(static_cast<int>(o));
       int mo = obstacle_motion;
       for (size_t k = 0; k < os.pins.size() && mo < 0; ++k)
-        if (in_box(p, os.pins[k])) mo = pin_motion[k];
+        if (in_pin_box(p, os.pins[k])) mo = pin_motion[k];
       if (mo >= 0 && os.kind != ObjectKind::Obstacle) ++pinned;
       vmotion.push_back(mo);
     }
@@ -149,10 +150,8 @@ Scene build_whole_scene(const CaseSpec& spec, int ranks, const SceneOptions& opt
     }
     for (size_t k = 0; k < os.pins.size(); ++k) {
       bool any = false;
-      for (const Vec3& p : m.vertices) any = any || in_box(p, os.pins[k]);
-      if (!any)
-        throw InputError(spec.path + ": objects[" + std::to_string(o) + "].pins[" + std::to_string(k) +
-                         "].box selects no vertex (boxes are in world coordinates, after the transform)");
+      for (const Vec3& p : m.vertices) any = any || in_pin_box(p, os.pins[k]);
+      if (!any) throw InputError(pin_selects_nothing(spec, o, k));
     }
     const size_t first_tri = tris.size();
     // Orthotropic shells: the warp axis projected into each rest triangle, exactly as

@@ -52,6 +52,10 @@ void add_object(const CaseSpec& spec, size_t o, Scene& s, int* obstacle_motion, 
 // The stencils of `set` with a vertex in [lo, hi), ascending.
 std::vector<int> stencils_touching(const ElementSet& set, int lo, int hi);
 
+// Whether a pin's box holds p (bounds included), and the input error of case object o's pin
+// k holding no vertex.
+bool in_pin_box(const Vec3& p, const PinSpec& pin);
+std::string pin_selects_nothing(const CaseSpec& spec, std::size_t o, std::size_t k);
 // The input error of a partition leaving `rank` without a vertex.
 std::string empty_rank_message(const CaseSpec& spec, int rank, int ranks);
 // Cuts the scene's element sets to the stencils touching a vertex of `rank`'s block (what its

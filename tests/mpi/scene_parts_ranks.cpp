@@ -146,6 +146,21 @@ void expect_same_part(const weft::Scene& whole, const weft::Scene& part, int ran
   }
 }
 
+// The input error build_scene throws on this rank ("" for none).
+std::string build_error(const weft::CaseSpec& spec, bool send_parts) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  weft::SceneOptions options;
+  options.comm = MPI_COMM_WORLD;
+  options.send_parts = send_parts;
+  try {
+    weft::build_scene(spec, ranks, options);
+  } catch (const weft::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(SceneParts, EveryRankReceivesTheWholeBuildsPart) {
   int ranks = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -203,21 +218,11 @@ TEST(SceneParts, ParticlePartsBuiltByEveryRank) {
 
 // A pin box selecting no particle on any rank: every rank throws the whole build's error.
 TEST(SceneParts, ParticlePinSelectingNothingIsEveryRanksError) {
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   weft::CaseSpec spec = weft::load_case(std::string(WEFT_TEST_DIR) + "/data/local/particle_parts.yaml", {});
   weft::PinSpec far = spec.objects[3].pins[0];
   far.box_min = weft::Vec3::Constant(100.0), far.box_max = weft::Vec3::Constant(101.0);
   spec.objects[3].pins.push_back(far);
-  weft::SceneOptions options;
-  options.comm = MPI_COMM_WORLD;
-  options.send_parts = true;
-  std::string message;
-  try {
-    weft::build_scene(spec, ranks, options);
-  } catch (const weft::InputError& e) {
-    message = e.what();
-  }
+  const std::string message = build_error(spec, true);
   EXPECT_NE(message.find("objects[3].pins[2].box selects no vertex"), std::string::npos) << message;
 }
 
@@ -229,15 +234,7 @@ TEST(SceneParts, ARankWithoutAVertexIsRefused) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const weft::CaseSpec spec = weft::load_case(std::string(WEFT_TEST_DIR) + "/data/local/two_grains.yaml", {});
   for (bool send : {true, false}) {
-    weft::SceneOptions options;
-    options.comm = MPI_COMM_WORLD;
-    options.send_parts = send;
-    std::string message;
-    try {
-      weft::build_scene(spec, ranks, options);
-    } catch (const weft::InputError& e) {
-      message = e.what();
-    }
+    const std::string message = build_error(spec, send);
     if (ranks <= 2) {
       EXPECT_EQ(message, "") << send;
     } else {
@@ -272,21 +269,11 @@ TEST(SceneParts, ParallelPartitionFromRankZerosSlices) {
 
 // Rank 0's build failing reaches every rank as the same error, none left waiting.
 TEST(SceneParts, RankZerosFailureIsEveryRanksError) {
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   weft::CaseSpec spec = weft::load_case(std::string(WEFT_TEST_DIR) + "/../cases/drape_default.yaml", {});
   spec.objects[0].pins.push_back(spec.objects[0].pins.empty() ? weft::PinSpec{} : spec.objects[0].pins[0]);
   spec.objects[0].pins.back().box_min = weft::Vec3::Constant(100.0);  // selects no vertex
   spec.objects[0].pins.back().box_max = weft::Vec3::Constant(101.0);
-  weft::SceneOptions options;
-  options.comm = MPI_COMM_WORLD;
-  options.send_parts = true;
-  std::string message;
-  try {
-    weft::build_scene(spec, ranks, options);
-  } catch (const weft::InputError& e) {
-    message = e.what();
-  }
+  const std::string message = build_error(spec, true);
   EXPECT_NE(message.find("selects no vertex"), std::string::npos) << message;
 }
 

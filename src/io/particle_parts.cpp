@@ -33,16 +33,15 @@ struct Vertex {
 
 // Every rank's values, concatenated in rank order.
 template <class T>
-std::vector<T> allgather(const std::vector<T>& mine, MPI_Datatype type, int width, MPI_Comm comm) {
+std::vector<T> allgather(const std::vector<T>& mine, MPI_Datatype type, MPI_Comm comm) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
-  const int count = static_cast<int>(mine.size()) / width * width;
+  const int count = static_cast<int>(mine.size());
   std::vector<int> counts(ranks), displs(ranks + 1, 0);
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   for (int r = 0; r < ranks; ++r) displs[r + 1] = displs[r] + counts[r];
   std::vector<T> all(static_cast<size_t>(displs[ranks]));
   MPI_Allgatherv(mine.data(), count, type, all.data(), counts.data(), displs.data(), type, comm);
-  (void)width;
   return all;
 }
 
@@ -167,12 +166,13 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
   // particle) joins the part of its nearest free particle, unless that left a part empty
   // (partition/kinematic_owner.hpp).
   {
-    std::vector<int> pinned_mine;  // (input id, x, y, z as ints/doubles below)
+    // Every pinned particle with its position, on every rank (pins select few).
+    std::vector<int> pinned_mine;
     std::vector<double> pinned_x;
     for (const Vertex& v : share)
       if (v.motion >= 0) pinned_mine.push_back(v.input), pinned_x.insert(pinned_x.end(), {v.x[0], v.x[1], v.x[2]});
-    const std::vector<int> pinned_ids = allgather(pinned_mine, MPI_INT, 1, comm);
-    const std::vector<double> pinned_pos = allgather(pinned_x, MPI_DOUBLE, 3, comm);
+    const std::vector<int> pinned_ids = allgather(pinned_mine, MPI_INT, comm);
+    const std::vector<double> pinned_pos = allgather(pinned_x, MPI_DOUBLE, comm);
     // The loose vertices, ascending input id: obstacles' and pinned particles'.
     std::vector<std::pair<int, Vec3>> loose;
     for (const Vertex& v : obstacle) loose.emplace_back(v.input, v.x);
@@ -281,9 +281,9 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
   {
     std::vector<int> ids, objects, motions;
     for (const Vertex& v : block) ids.push_back(v.input), objects.push_back(v.object), motions.push_back(v.motion);
-    const std::vector<int> id_runs = allgather(runs_of(ids, true), MPI_INT, 2, comm);
-    const std::vector<int> object_runs = allgather(runs_of(objects, false), MPI_INT, 2, comm);
-    const std::vector<int> motion_runs = allgather(runs_of(motions, false), MPI_INT, 2, comm);
+    const std::vector<int> id_runs = allgather(runs_of(ids, true), MPI_INT, comm);
+    const std::vector<int> object_runs = allgather(runs_of(objects, false), MPI_INT, comm);
+    const std::vector<int> motion_runs = allgather(runs_of(motions, false), MPI_INT, comm);
     std::vector<std::array<int, 3>> inverse;  // (input start, solver start, count)
     int solver = 0;
     for (size_t r = 0; r < id_runs.size(); r += 2) {
@@ -318,14 +318,12 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
   // Obstacle masses, lumped from their triangles in case order (the whole build's sums,
   // and its check that no rest triangle is degenerate).
   std::vector<double> obstacle_mass(obstacle.size(), 0.0);
-  const int obstacle_first = obstacle.empty() ? 0 : obstacle.front().input;
   auto obstacle_index = [&](int input) {
     const auto it = std::lower_bound(obstacle.begin(), obstacle.end(), input,
                                      [](const Vertex& v, int id) { return v.input < id; });
     if (it == obstacle.end() || it->input != input) throw std::logic_error("build_particle_part: not an obstacle vertex");
     return static_cast<size_t>(it - obstacle.begin());
   };
-  (void)obstacle_first;
   for (size_t t = 0; t < tris.size(); ++t) {
     const size_t a = obstacle_index(tris[t][0]), b = obstacle_index(tris[t][1]), c = obstacle_index(tris[t][2]);
     const double area = make_tri_rest(obstacle[a].x, obstacle[b].x, obstacle[c].x).area;
@@ -342,6 +340,8 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
     if (mat.vertex_mass > 0) m = mat.vertex_mass;
     return m;
   };
+  // (LocalView's rule for the support, read from the obstacles' whole triangle list; the
+  // triangles are then cut to the support's.)
   s.triangles = PagedArray<Tri>::adopt(std::vector<Tri>(whole_tris));
   const ContactSupport support = contact_support(s, lo, hi);
   const double nan = std::numeric_limits<double>::quiet_NaN();

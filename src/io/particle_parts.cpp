@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/run_ints.hpp"
 #include "energy/tri_rest.hpp"
 #include "io/case_loader.hpp"
 #include "mesh/generators.hpp"
 #include "mesh/transform.hpp"
+#include "parallel/even_share.hpp"
 #include "parallel/local_view.hpp"
 #include "partition/kinematic_owner.hpp"
 #include "partition/parallel_bisection.hpp"
@@ -31,32 +33,15 @@ struct Vertex {
   Vec3 x = Vec3::Zero();
 };
 
-// Every rank's values, concatenated in rank order.
-template <class T>
-std::vector<T> allgather(const std::vector<T>& mine, MPI_Datatype type, MPI_Comm comm) {
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  const int count = static_cast<int>(mine.size());
-  std::vector<int> counts(ranks), displs(ranks + 1, 0);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  for (int r = 0; r < ranks; ++r) displs[r + 1] = displs[r] + counts[r];
-  std::vector<T> all(static_cast<size_t>(displs[ranks]));
-  MPI_Allgatherv(mine.data(), count, type, all.data(), counts.data(), displs.data(), type, comm);
-  return all;
-}
-
-// The runs (first value, count) of a list in its order: consecutive values (ids) or equal
-// ones (objects, motions), flattened as pairs.
-std::vector<int> runs_of(const std::vector<int>& values, bool consecutive) {
-  std::vector<int> runs;
-  for (size_t i = 0; i < values.size(); ++i) {
-    const bool continues = !runs.empty() && values[i] == runs[runs.size() - 2] + (consecutive ? runs.back() : 0);
-    if (continues)
-      ++runs.back();
-    else
-      runs.push_back(values[i]), runs.push_back(1);
-  }
-  return runs;
+// The runs (first value, count) of a list in its order, flattened as pairs: consecutive
+// values (Consecutive: ids) or equal ones (objects, motions), as core/run_ints.hpp keeps them.
+template <bool Consecutive>
+std::vector<int> runs_of(const std::vector<int>& values) {
+  Runs<Consecutive> runs;
+  for (int v : values) runs.push_back(v);
+  std::vector<int> flat;
+  runs.for_each_run([&](int, int count, int first) { flat.push_back(first), flat.push_back(count); });
+  return flat;
 }
 
 }  // namespace
@@ -152,13 +137,14 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
   // 2. The particles' parts: the serial bisection of every particle (free ones weigh 1,
   // pinned ones 0), computed together. The obstacles start in part 0 (the whole build's
   // "particles alone" case: METIS has no dynamic vertex to balance).
+  std::vector<Vec3> share_x;  // (the share's positions, for the bisection and the nearest search)
   std::vector<int> part;
   {
-    std::vector<Vec3> x;
     std::vector<long long> index;
     std::vector<double> w;
-    for (const Vertex& v : share) x.push_back(v.x), index.push_back(v.point), w.push_back(v.motion >= 0 ? 0.0 : 1.0);
-    part = partition_coordinates_parallel(x, index, ranks, &w, comm);
+    for (const Vertex& v : share)
+      share_x.push_back(v.x), index.push_back(v.point), w.push_back(v.motion >= 0 ? 0.0 : 1.0);
+    part = partition_coordinates_parallel(share_x, index, ranks, &w, comm);
   }
   std::vector<int> obstacle_part(obstacle.size(), 0);
 
@@ -171,20 +157,17 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
     std::vector<double> pinned_x;
     for (const Vertex& v : share)
       if (v.motion >= 0) pinned_mine.push_back(v.input), pinned_x.insert(pinned_x.end(), {v.x[0], v.x[1], v.x[2]});
-    const std::vector<int> pinned_ids = allgather(pinned_mine, MPI_INT, comm);
-    const std::vector<double> pinned_pos = allgather(pinned_x, MPI_DOUBLE, comm);
+    const std::vector<int> pinned_ids = allgather_ints(pinned_mine, comm);
+    const std::vector<double> pinned_pos = allgather_doubles(pinned_x, comm);
     // The loose vertices, ascending input id: obstacles' and pinned particles'.
     std::vector<std::pair<int, Vec3>> loose;
     for (const Vertex& v : obstacle) loose.emplace_back(v.input, v.x);
     for (size_t k = 0; k < pinned_ids.size(); ++k)
       loose.emplace_back(pinned_ids[k], Vec3(pinned_pos[3 * k], pinned_pos[3 * k + 1], pinned_pos[3 * k + 2]));
     std::sort(loose.begin(), loose.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Vec3> share_x;
     std::vector<int> free_local;
-    for (size_t i = 0; i < share.size(); ++i) {
-      share_x.push_back(share[i].x);
+    for (size_t i = 0; i < share.size(); ++i)
       if (share[i].motion < 0) free_local.push_back(static_cast<int>(i));
-    }
     long long free_count = static_cast<long long>(free_local.size());
     MPI_Allreduce(MPI_IN_PLACE, &free_count, 1, MPI_LONG_LONG, MPI_SUM, comm);
     if (free_count > 0 && !loose.empty()) {
@@ -247,6 +230,7 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
       xs.insert(xs.end(), {v.x[0], v.x[1], v.x[2]});
     }
     std::vector<Vertex>().swap(share);
+    std::vector<Vec3>().swap(share_x);
     MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
     for (int r = 0; r < ranks; ++r) rdispl[r + 1] = rdispl[r] + recv_counts[r];
     auto exchange = [&](const auto& out, MPI_Datatype type, int width) {
@@ -281,9 +265,9 @@ Scene build_particle_part(const CaseSpec& spec, const SceneOptions& options) {
   {
     std::vector<int> ids, objects, motions;
     for (const Vertex& v : block) ids.push_back(v.input), objects.push_back(v.object), motions.push_back(v.motion);
-    const std::vector<int> id_runs = allgather(runs_of(ids, true), MPI_INT, comm);
-    const std::vector<int> object_runs = allgather(runs_of(objects, false), MPI_INT, comm);
-    const std::vector<int> motion_runs = allgather(runs_of(motions, false), MPI_INT, comm);
+    const std::vector<int> id_runs = allgather_ints(runs_of<true>(ids), comm);
+    const std::vector<int> object_runs = allgather_ints(runs_of<false>(objects), comm);
+    const std::vector<int> motion_runs = allgather_ints(runs_of<false>(motions), comm);
     std::vector<std::array<int, 3>> inverse;  // (input start, solver start, count)
     int solver = 0;
     for (size_t r = 0; r < id_runs.size(); r += 2) {

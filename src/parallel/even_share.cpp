@@ -45,16 +45,27 @@ std::vector<double> gather_even_share(const std::vector<int>& index, const std::
   return share;
 }
 
-std::vector<int> allgather_ints(const std::vector<int>& mine, MPI_Comm comm) {
+namespace {
+
+template <class T>
+std::vector<T> allgather(const std::vector<T>& mine, MPI_Datatype type, MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   const int count = static_cast<int>(mine.size());
   std::vector<int> counts(size), offsets(size + 1, 0);
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
-  std::vector<int> all(offsets[size]);
-  MPI_Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), offsets.data(), MPI_INT, comm);
+  std::vector<T> all(offsets[size]);
+  MPI_Allgatherv(mine.data(), count, type, all.data(), counts.data(), offsets.data(), type, comm);
   return all;
+}
+
+}  // namespace
+
+std::vector<int> allgather_ints(const std::vector<int>& mine, MPI_Comm comm) { return allgather(mine, MPI_INT, comm); }
+
+std::vector<double> allgather_doubles(const std::vector<double>& mine, MPI_Comm comm) {
+  return allgather(mine, MPI_DOUBLE, comm);
 }
 
 }  // namespace weft

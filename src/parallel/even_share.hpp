@@ -21,7 +21,8 @@ std::pair<long long, long long> even_share(long long count, int rank, int ranks)
 std::vector<double> gather_even_share(const std::vector<int>& index, const std::vector<double>& values,
                                       long long whole, MPI_Comm comm, long long* begin);
 
-// Every rank's ints, concatenated in rank order, on every rank (collective).
+// Every rank's ints (doubles), concatenated in rank order, on every rank (collective).
 std::vector<int> allgather_ints(const std::vector<int>& mine, MPI_Comm comm);
+std::vector<double> allgather_doubles(const std::vector<double>& mine, MPI_Comm comm);
 
 }  // namespace weft
